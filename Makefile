@@ -1,0 +1,100 @@
+# The front door. A newcomer on a fresh Debian/Ubuntu machine needs two:
+#   make demo   installs what it needs, builds in release mode, runs the demo
+#   make test   installs what it needs, runs every test that needs no GPU
+# Others: make header, make device-bundle, make install PREFIX=/usr/local
+
+SHELL := /bin/bash
+.SHELLFLAGS := -eu -o pipefail -c
+PREFIX ?= /usr/local
+CARGO ?= cargo
+CBINDGEN_VERSION := 0.29.4
+CBINDGEN := .tools/bin/cbindgen
+BUILD := build
+RELEASE_LIB := target/release/libseqshim.so
+
+.PHONY: demo test deps build header check-header cbindgen lint unit-tests nvrtc-check \
+        consumers install device-bundle clean
+
+deps:
+	@bash scripts/install-deps.sh
+
+build: deps
+	$(CARGO) build --release --locked
+
+## ---------------------------------------------------------------- demo
+demo: build
+	@mkdir -p $(BUILD)/demo
+	@ln -sf ../../$(RELEASE_LIB) $(BUILD)/demo/libseqshim.so.0
+	@ln -sf libseqshim.so.0 $(BUILD)/demo/libseqshim.so
+	$(CC) -O2 -Wall -Wextra -Werror -Iinclude -o $(BUILD)/demo/seqshim-demo integrations/demo/demo.c \
+	    -L$(BUILD)/demo -lseqshim -Wl,-rpath,'$$ORIGIN'
+	@echo
+	$(BUILD)/demo/seqshim-demo
+
+## ---------------------------------------------------------------- test
+test: deps lint unit-tests check-header nvrtc-check consumers
+	@echo
+	@echo "make test: all checks passed"
+
+lint:
+	$(CARGO) fmt --all -- --check
+	$(CARGO) clippy --locked --all-targets -- -D warnings
+
+unit-tests:
+	$(CARGO) test --locked
+
+cbindgen: $(CBINDGEN)
+$(CBINDGEN):
+	$(CARGO) install cbindgen --version $(CBINDGEN_VERSION) --locked --root .tools
+
+header: $(CBINDGEN)
+	$(CBINDGEN) --config cbindgen.toml --crate seqshim --output include/seqshim.h --quiet
+
+check-header: $(CBINDGEN)
+	@mkdir -p $(BUILD)
+	$(CBINDGEN) --config cbindgen.toml --crate seqshim --output $(BUILD)/seqshim.h --quiet
+	@diff -u include/seqshim.h $(BUILD)/seqshim.h \
+	    || { echo "include/seqshim.h is stale: run 'make header' and commit it"; exit 1; }
+	@echo "include/seqshim.h is current"
+
+# Compiles every kernel with NVRTC 12 (sm_70, sm_80, sm_90) and NVRTC 13
+# (sm_75, sm_80, sm_90; 13 dropped sm_70), both from PyPI wheels. No GPU needed.
+nvrtc-check:
+	LD_LIBRARY_PATH="$$(bash scripts/nvrtc-wheels.sh cu12)" SEQSHIM_REQUIRE_NVRTC=1 \
+	    SEQSHIM_EXPECT_NVRTC_MAJOR=12 SEQSHIM_NVRTC_ARCHS=70,80,90 \
+	    $(CARGO) test --locked --test kernels_compile -- --nocapture
+	LD_LIBRARY_PATH="$$(bash scripts/nvrtc-wheels.sh cu13)" SEQSHIM_REQUIRE_NVRTC=1 \
+	    SEQSHIM_EXPECT_NVRTC_MAJOR=13 SEQSHIM_NVRTC_ARCHS=75,80,90 \
+	    $(CARGO) test --locked --test kernels_compile -- --nocapture
+
+# Installs into a scratch prefix with CMake, then builds and runs the two
+# consumer projects against it: one with find_package, one with pkg-config.
+consumers:
+	rm -rf $(BUILD)/prefix $(BUILD)/cmake-consumer
+	cmake -S . -B $(BUILD)/cmake -DCMAKE_BUILD_TYPE=Release >/dev/null
+	cmake --build $(BUILD)/cmake
+	cmake --install $(BUILD)/cmake --prefix $(CURDIR)/$(BUILD)/prefix
+	cmake -S integrations/cmake-consumer -B $(BUILD)/cmake-consumer \
+	    -DCMAKE_PREFIX_PATH=$(CURDIR)/$(BUILD)/prefix >/dev/null
+	cmake --build $(BUILD)/cmake-consumer
+	LD_LIBRARY_PATH=$(CURDIR)/$(BUILD)/prefix/lib $(BUILD)/cmake-consumer/cmake_consumer
+	$(MAKE) -s -C integrations/pkgconfig-consumer clean
+	PKG_CONFIG_PATH=$(CURDIR)/$(BUILD)/prefix/lib/pkgconfig $(MAKE) -s -C integrations/pkgconfig-consumer
+	LD_LIBRARY_PATH=$(CURDIR)/$(BUILD)/prefix/lib integrations/pkgconfig-consumer/pkgconfig_consumer
+	$(MAKE) -s -C integrations/pkgconfig-consumer clean
+
+## ---------------------------------------------------------------- install
+install: deps
+	cmake -S . -B $(BUILD)/cmake -DCMAKE_BUILD_TYPE=Release -DCMAKE_INSTALL_PREFIX=$(PREFIX) >/dev/null
+	cmake --build $(BUILD)/cmake
+	cmake --install $(BUILD)/cmake
+
+## ---------------------------------------------------------------- GPU machine
+# A self-contained folder for a GPU machine that has CUDA but no Rust:
+# stripped library, test and demo programs, fixtures and a runner script.
+device-bundle: build
+	bash scripts/make-device-bundle.sh
+
+clean:
+	$(CARGO) clean
+	rm -rf $(BUILD) device-bundle

@@ -1,0 +1,29 @@
+#!/usr/bin/env bash
+# Installs what `make demo` and `make test` need on Debian/Ubuntu, only where
+# it is missing. Safe to run again. Needs root (or sudo) for apt-get.
+set -euo pipefail
+
+need=()
+command -v cc >/dev/null 2>&1 || need+=(gcc libc6-dev)
+command -v c++ >/dev/null 2>&1 || need+=(g++)
+command -v make >/dev/null 2>&1 || need+=(make)
+command -v cmake >/dev/null 2>&1 || need+=(cmake)
+command -v pkg-config >/dev/null 2>&1 || need+=(pkg-config)
+command -v python3 >/dev/null 2>&1 || need+=(python3 python3-pip)
+# The sanitizer runtimes for the ASan/UBSan builds of the C test programs.
+ldconfig -p 2>/dev/null | grep -q 'libasan\.so' || need+=(libasan8)
+ldconfig -p 2>/dev/null | grep -q 'libubsan\.so' || need+=(libubsan1)
+
+if ((${#need[@]})); then
+    echo "installing: ${need[*]}"
+    sudo=""
+    if [ "$(id -u)" -ne 0 ]; then sudo="sudo"; fi
+    export DEBIAN_FRONTEND=noninteractive
+    $sudo apt-get update -qq
+    $sudo apt-get install -y -qq --no-install-recommends "${need[@]}"
+fi
+
+if ! command -v cargo >/dev/null 2>&1; then
+    echo "error: cargo not found; install Rust (https://rustup.rs) first" >&2
+    exit 1
+fi

@@ -1,0 +1,242 @@
+//! The `SEQSHIM_*` environment, read once per process. A value we cannot
+//! understand is reported (stderr and `seqshim_backend_info`) and replaced by
+//! the default, so a typo never changes results or stops the host.
+
+use once_cell::sync::OnceCell;
+use std::path::PathBuf;
+use std::time::Duration;
+
+/// Which processor runs the work.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Backend {
+    /// The GPU when a usable one is found, the CPU otherwise.
+    Auto,
+    /// The CPU only.
+    Cpu,
+    /// The GPU; warns and uses the CPU when none is usable.
+    Cuda,
+}
+
+/// Verbosity of `[seqshim]` lines on stderr, in increasing order.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub enum LogLevel {
+    Off,
+    Warn,
+    Info,
+    Debug,
+}
+
+#[derive(Clone, Debug)]
+pub struct Config {
+    pub backend: Backend,
+    /// Fail a call instead of falling back to the CPU (for tests).
+    pub strict: bool,
+    /// GPU ordinals to use; `None` means all visible.
+    pub devices: Option<Vec<usize>>,
+    /// CPU pool size; `None` means one thread per core.
+    pub threads: Option<usize>,
+    pub log: LogLevel,
+    /// Explicit kernel cache folder; `None` means the XDG default.
+    pub cache_dir: Option<PathBuf>,
+    /// How long a device executor waits for more jobs before launching a
+    /// batch that is not full.
+    pub batch_linger: Duration,
+    /// One line per variable that was set to something we could not use.
+    pub warnings: Vec<String>,
+}
+
+impl Default for Config {
+    fn default() -> Self {
+        Config {
+            backend: Backend::Auto,
+            strict: false,
+            devices: None,
+            threads: None,
+            log: LogLevel::Warn,
+            cache_dir: None,
+            batch_linger: Duration::ZERO,
+            warnings: Vec::new(),
+        }
+    }
+}
+
+static CONFIG: OnceCell<Config> = OnceCell::new();
+
+/// The process-wide configuration, read from the environment on first use.
+pub fn get() -> &'static Config {
+    CONFIG.get_or_init(|| {
+        let config = Config::from_lookup(|name| std::env::var(name).ok());
+        if config.log >= LogLevel::Warn {
+            for warning in &config.warnings {
+                eprintln!("[seqshim] warning: {warning}");
+            }
+        }
+        config
+    })
+}
+
+impl Config {
+    /// Builds a configuration from a variable lookup (the environment in
+    /// production, a map in tests).
+    pub fn from_lookup(lookup: impl Fn(&str) -> Option<String>) -> Config {
+        let mut config = Config::default();
+        let mut warnings = Vec::new();
+        let mut bad = |name: &str, value: &str, expected: &str| {
+            warnings.push(format!(
+                "ignoring {name}={value:?}: expected {expected}; using the default"
+            ));
+        };
+
+        if let Some(value) = lookup("SEQSHIM_LOG") {
+            match value.trim().to_ascii_lowercase().as_str() {
+                "off" | "0" | "none" => config.log = LogLevel::Off,
+                "warn" | "warning" => config.log = LogLevel::Warn,
+                "info" | "1" => config.log = LogLevel::Info,
+                "debug" | "2" => config.log = LogLevel::Debug,
+                "" => {}
+                _ => bad("SEQSHIM_LOG", &value, "off, warn, info or debug"),
+            }
+        }
+        if let Some(value) = lookup("SEQSHIM_BACKEND") {
+            match value.trim().to_ascii_lowercase().as_str() {
+                "auto" | "" => config.backend = Backend::Auto,
+                "cpu" => config.backend = Backend::Cpu,
+                "cuda" | "gpu" => config.backend = Backend::Cuda,
+                _ => bad("SEQSHIM_BACKEND", &value, "auto, cpu or cuda"),
+            }
+        }
+        if let Some(value) = lookup("SEQSHIM_STRICT") {
+            match value.trim() {
+                "1" | "true" | "yes" => config.strict = true,
+                "0" | "false" | "no" | "" => config.strict = false,
+                _ => bad("SEQSHIM_STRICT", &value, "1 or 0"),
+            }
+        }
+        if let Some(value) = lookup("SEQSHIM_DEVICES") {
+            let parsed: Result<Vec<usize>, _> = value
+                .split(',')
+                .map(str::trim)
+                .filter(|s| !s.is_empty())
+                .map(str::parse::<usize>)
+                .collect();
+            match parsed {
+                Ok(list) if !list.is_empty() => {
+                    let mut list = list;
+                    list.dedup();
+                    config.devices = Some(list);
+                }
+                Ok(_) if value.trim().is_empty() => {}
+                _ => bad(
+                    "SEQSHIM_DEVICES",
+                    &value,
+                    "a comma-separated list of GPU ordinals such as 0,1",
+                ),
+            }
+        }
+        if let Some(value) = lookup("SEQSHIM_THREADS") {
+            match value.trim().parse::<usize>() {
+                Ok(n) if (1..=4096).contains(&n) => config.threads = Some(n),
+                _ if value.trim().is_empty() => {}
+                _ => bad("SEQSHIM_THREADS", &value, "a thread count from 1 to 4096"),
+            }
+        }
+        if let Some(value) = lookup("SEQSHIM_CACHE_DIR") {
+            if !value.trim().is_empty() {
+                config.cache_dir = Some(PathBuf::from(value));
+            }
+        }
+        if let Some(value) = lookup("SEQSHIM_BATCH_LINGER_US") {
+            match value.trim().parse::<u64>() {
+                Ok(us) if us <= 1_000_000 => config.batch_linger = Duration::from_micros(us),
+                _ if value.trim().is_empty() => {}
+                _ => bad(
+                    "SEQSHIM_BATCH_LINGER_US",
+                    &value,
+                    "microseconds from 0 to 1000000",
+                ),
+            }
+        }
+        config.warnings = warnings;
+        config
+    }
+
+    /// Where compiled kernels are cached: `SEQSHIM_CACHE_DIR`, else
+    /// `$XDG_CACHE_HOME/seqshim`, else `$HOME/.cache/seqshim`.
+    pub fn kernel_cache_dir(&self) -> Option<PathBuf> {
+        if let Some(dir) = &self.cache_dir {
+            return Some(dir.clone());
+        }
+        let non_empty = |name| std::env::var_os(name).filter(|v| !v.is_empty());
+        if let Some(xdg) = non_empty("XDG_CACHE_HOME") {
+            return Some(PathBuf::from(xdg).join("seqshim"));
+        }
+        non_empty("HOME").map(|home| PathBuf::from(home).join(".cache").join("seqshim"))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::collections::HashMap;
+
+    fn config_of(pairs: &[(&str, &str)]) -> Config {
+        let map: HashMap<String, String> = pairs
+            .iter()
+            .map(|(k, v)| (k.to_string(), v.to_string()))
+            .collect();
+        Config::from_lookup(|name| map.get(name).cloned())
+    }
+
+    #[test]
+    fn defaults_when_nothing_is_set() {
+        let c = config_of(&[]);
+        assert_eq!(c.backend, Backend::Auto);
+        assert!(!c.strict);
+        assert_eq!(c.devices, None);
+        assert_eq!(c.threads, None);
+        assert_eq!(c.log, LogLevel::Warn);
+        assert!(c.warnings.is_empty());
+    }
+
+    #[test]
+    fn reads_every_variable() {
+        let c = config_of(&[
+            ("SEQSHIM_BACKEND", "CPU"),
+            ("SEQSHIM_STRICT", "1"),
+            ("SEQSHIM_DEVICES", "0, 2"),
+            ("SEQSHIM_THREADS", "3"),
+            ("SEQSHIM_LOG", "debug"),
+            ("SEQSHIM_CACHE_DIR", "/tmp/k"),
+            ("SEQSHIM_BATCH_LINGER_US", "250"),
+        ]);
+        assert_eq!(c.backend, Backend::Cpu);
+        assert!(c.strict);
+        assert_eq!(c.devices, Some(vec![0, 2]));
+        assert_eq!(c.threads, Some(3));
+        assert_eq!(c.log, LogLevel::Debug);
+        assert_eq!(c.cache_dir, Some(PathBuf::from("/tmp/k")));
+        assert_eq!(c.batch_linger, Duration::from_micros(250));
+        assert!(c.warnings.is_empty(), "{:?}", c.warnings);
+    }
+
+    #[test]
+    fn bad_values_are_reported_and_ignored() {
+        let c = config_of(&[
+            ("SEQSHIM_BACKEND", "opencl"),
+            ("SEQSHIM_THREADS", "-4"),
+            ("SEQSHIM_DEVICES", "zero"),
+            ("SEQSHIM_LOG", "loud"),
+            ("SEQSHIM_STRICT", "maybe"),
+            ("SEQSHIM_BATCH_LINGER_US", "soon"),
+        ]);
+        assert_eq!(c.backend, Backend::Auto);
+        assert_eq!(c.threads, None);
+        assert_eq!(c.devices, None);
+        assert_eq!(c.log, LogLevel::Warn);
+        assert!(!c.strict);
+        assert_eq!(c.batch_linger, Duration::ZERO);
+        assert_eq!(c.warnings.len(), 6, "{:?}", c.warnings);
+        assert!(c.warnings[0].contains("SEQSHIM_LOG"));
+        assert!(c.warnings.iter().any(|w| w.contains("\"opencl\"")));
+    }
+}

@@ -1,0 +1,51 @@
+//! The private CPU pool. seqshim never touches rayon's global pool: the host
+//! may use it, size it, or not expect extra threads in it.
+
+use once_cell::sync::OnceCell;
+
+static POOL: OnceCell<Option<rayon::ThreadPool>> = OnceCell::new();
+
+/// Number of worker threads the pool has (or would have).
+pub fn threads() -> usize {
+    super::config::get().threads.unwrap_or_else(|| {
+        std::thread::available_parallelism()
+            .map(|n| n.get())
+            .unwrap_or(1)
+    })
+}
+
+/// The seqshim CPU pool, created on first use. `None` only if the operating
+/// system refused to start threads; callers then run work inline.
+pub fn pool() -> Option<&'static rayon::ThreadPool> {
+    POOL.get_or_init(|| {
+        let built = rayon::ThreadPoolBuilder::new()
+            .num_threads(threads())
+            .thread_name(|i| format!("seqshim-cpu-{i}"))
+            .build();
+        match built {
+            Ok(pool) => Some(pool),
+            Err(err) => {
+                crate::log_warn!("could not start the CPU pool ({err}); running work inline");
+                None
+            }
+        }
+    })
+    .as_ref()
+}
+
+/// Runs `f` inside the pool, so that rayon iterators in it use seqshim's
+/// threads; inline when no pool could be built.
+pub fn install<R: Send>(f: impl FnOnce() -> R + Send) -> R {
+    match pool() {
+        Some(pool) => pool.install(f),
+        None => f(),
+    }
+}
+
+/// Runs `f` on a pool thread without waiting for it.
+pub fn spawn(f: impl FnOnce() + Send + 'static) {
+    match pool() {
+        Some(pool) => pool.spawn(f),
+        None => f(),
+    }
+}

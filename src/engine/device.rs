@@ -1,0 +1,798 @@
+//! The CUDA layer: probing for a usable driver, NVRTC and devices; compiling
+//! kernel sources with an on-disk cache; device memory arenas with pinned
+//! staging that are reused across batches; kernel launches.
+//!
+//! Everything CUDA goes through cudarc with dynamic loading, so this module is
+//! where a machine without CUDA is discovered. cudarc panics when a library or
+//! symbol is missing, so every first contact happens inside `catch_unwind`,
+//! and any failure turns into a `DeviceError` and, upstream of us, the CPU.
+
+use std::collections::HashMap;
+use std::ffi::{CStr, CString, c_char};
+use std::fmt;
+use std::panic::{AssertUnwindSafe, catch_unwind};
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::Instant;
+
+use cudarc::driver::{CudaContext, CudaModule, CudaSlice, CudaStream, LaunchConfig, PushKernelArg};
+use cudarc::driver::{CudaFunction, PinnedHostSlice};
+use cudarc::nvrtc::{Ptx, sys as nvrtc_sys};
+use once_cell::sync::OnceCell;
+
+use super::config::{self, Backend};
+
+/// Oldest architecture the kernels are written for (Volta).
+const MIN_COMPUTE_CAPABILITY: (i32, i32) = (7, 0);
+
+/// Shared helpers every kernel may `#include "common.cuh"`.
+const COMMON_HEADER: (&str, &str) = ("common.cuh", include_str!("../../kernels/common.cuh"));
+
+/// Anything that went wrong on the CUDA side, as text for logs and
+/// `seqshim_backend_info`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct DeviceError(pub String);
+
+impl fmt::Display for DeviceError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::error::Error for DeviceError {}
+
+fn err(context: &str, detail: impl fmt::Debug) -> DeviceError {
+    DeviceError(format!("{context}: {detail:?}"))
+}
+
+/// Runs a closure that calls into cudarc, turning its panics (missing
+/// library, missing symbol) into errors.
+fn shielded<T>(
+    context: &str,
+    f: impl FnOnce() -> Result<T, DeviceError>,
+) -> Result<T, DeviceError> {
+    match catch_unwind(AssertUnwindSafe(f)) {
+        Ok(result) => result,
+        Err(payload) => Err(DeviceError(format!(
+            "{context}: {}",
+            crate::ffi::guard::panic_message(&*payload)
+        ))),
+    }
+}
+
+/// A CUDA C kernel source embedded in the library.
+#[derive(Clone, Copy, Debug)]
+pub struct KernelSource {
+    /// Short name, used in logs and cache file names (e.g. `selftest`).
+    pub name: &'static str,
+    pub code: &'static str,
+    /// Extra NVRTC options, e.g. `--fmad=false` for kernels that must match
+    /// the CPU's floating-point results bit for bit.
+    pub options: &'static [&'static str],
+}
+
+/// What the probe found: the GPUs we will use, or why we use none.
+pub enum Availability {
+    Gpus(Vec<Arc<Gpu>>),
+    CpuOnly { reason: String },
+}
+
+/// Facts about one GPU, for reports.
+#[derive(Clone, Debug)]
+pub struct GpuInfo {
+    pub ordinal: usize,
+    pub name: String,
+    pub compute_capability: (i32, i32),
+    pub total_memory: usize,
+}
+
+/// One GPU with its context, two streams and the modules loaded on it.
+pub struct Gpu {
+    info: GpuInfo,
+    ctx: Arc<CudaContext>,
+    streams: [Arc<CudaStream>; 2],
+    modules: Mutex<HashMap<&'static str, Arc<CudaModule>>>,
+}
+
+/// A kernel function ready to launch on one GPU.
+#[derive(Clone)]
+pub struct Kernel {
+    function: CudaFunction,
+    name: String,
+}
+
+static AVAILABILITY: OnceCell<Availability> = OnceCell::new();
+static COMPILED: AtomicUsize = AtomicUsize::new(0);
+static CACHE_HITS: AtomicUsize = AtomicUsize::new(0);
+
+/// Probes once per process and returns what was found.
+pub fn availability() -> &'static Availability {
+    AVAILABILITY.get_or_init(|| {
+        let config = config::get();
+        let found = if config.backend == Backend::Cpu {
+            Availability::CpuOnly {
+                reason: "SEQSHIM_BACKEND=cpu".to_string(),
+            }
+        } else {
+            match probe(config.devices.as_deref()) {
+                Ok(gpus) => Availability::Gpus(gpus),
+                Err(e) => Availability::CpuOnly { reason: e.0 },
+            }
+        };
+        match (&found, config.backend) {
+            (Availability::Gpus(gpus), _) => {
+                for gpu in gpus {
+                    let i = &gpu.info;
+                    crate::log_info!(
+                        "using GPU {} ({}, sm_{}{})",
+                        i.ordinal,
+                        i.name,
+                        i.compute_capability.0,
+                        i.compute_capability.1
+                    );
+                }
+            }
+            (Availability::CpuOnly { reason }, Backend::Cuda) => {
+                crate::log_warn!("SEQSHIM_BACKEND=cuda but no usable GPU ({reason}); using the CPU")
+            }
+            (Availability::CpuOnly { reason }, _) => {
+                crate::log_info!("using the CPU: {reason}")
+            }
+        }
+        found
+    })
+}
+
+/// The GPUs in use (empty on the CPU path).
+pub fn gpus() -> &'static [Arc<Gpu>] {
+    match availability() {
+        Availability::Gpus(gpus) => gpus,
+        Availability::CpuOnly { .. } => &[],
+    }
+}
+
+/// Kernel compilations and cache hits so far in this process.
+pub fn kernel_counters() -> (usize, usize) {
+    (
+        COMPILED.load(Ordering::Relaxed),
+        CACHE_HITS.load(Ordering::Relaxed),
+    )
+}
+
+/// Whether an NVRTC library can be loaded at all.
+pub fn nvrtc_present() -> bool {
+    // SAFETY: `is_culib_present` only tries `dlopen` on candidate file names
+    // and closes what it opens; it touches no CUDA state.
+    catch_unwind(|| unsafe { nvrtc_sys::is_culib_present() }).unwrap_or(false)
+}
+
+/// NVRTC's version as (major, minor).
+pub fn nvrtc_version() -> Result<(i32, i32), DeviceError> {
+    shielded("NVRTC version", || {
+        let (mut major, mut minor) = (0, 0);
+        // SAFETY: both pointers are valid for one write each; the library was
+        // found by `nvrtc_present` or the call panics inside `shielded`.
+        let status = unsafe { nvrtc_sys::nvrtcVersion(&mut major, &mut minor) };
+        nvrtc_check(status, "nvrtcVersion")?;
+        Ok((major, minor))
+    })
+}
+
+fn probe(wanted: Option<&[usize]>) -> Result<Vec<Arc<Gpu>>, DeviceError> {
+    // SAFETY: `is_culib_present` only tries `dlopen` on candidate names.
+    let driver_present =
+        catch_unwind(|| unsafe { cudarc::driver::sys::is_culib_present() }).unwrap_or(false);
+    if !driver_present {
+        return Err(DeviceError(
+            "no CUDA driver library (libcuda.so.1) could be loaded".into(),
+        ));
+    }
+    if !nvrtc_present() {
+        return Err(DeviceError(
+            "CUDA driver found but no NVRTC library (libnvrtc.so.13 or .12) to compile kernels"
+                .into(),
+        ));
+    }
+    let count = shielded("CUDA initialisation", || {
+        CudaContext::device_count().map_err(|e| err("cuInit/cuDeviceGetCount failed", e))
+    })?;
+    if count <= 0 {
+        return Err(DeviceError("the CUDA driver reports no GPU".into()));
+    }
+    let ordinals: Vec<usize> = match wanted {
+        Some(list) => list.to_vec(),
+        None => (0..count as usize).collect(),
+    };
+    let mut gpus = Vec::new();
+    let mut skipped = Vec::new();
+    for ordinal in ordinals {
+        if ordinal >= count as usize {
+            skipped.push(format!("GPU {ordinal}: not present ({count} visible)"));
+            continue;
+        }
+        match Gpu::open(ordinal) {
+            Ok(gpu) => gpus.push(Arc::new(gpu)),
+            Err(e) => skipped.push(format!("GPU {ordinal}: {e}")),
+        }
+    }
+    for line in &skipped {
+        crate::log_warn!("not using {line}");
+    }
+    if gpus.is_empty() {
+        return Err(DeviceError(format!(
+            "no usable GPU ({})",
+            skipped.join("; ")
+        )));
+    }
+    Ok(gpus)
+}
+
+impl Gpu {
+    fn open(ordinal: usize) -> Result<Gpu, DeviceError> {
+        shielded("opening the GPU", || {
+            let ctx = CudaContext::new(ordinal).map_err(|e| err("context creation failed", e))?;
+            let name = ctx.name().unwrap_or_else(|_| "unknown GPU".to_string());
+            let compute_capability = ctx
+                .compute_capability()
+                .map_err(|e| err("compute capability query failed", e))?;
+            if compute_capability < MIN_COMPUTE_CAPABILITY {
+                return Err(DeviceError(format!(
+                    "{name} is sm_{}{}; seqshim needs sm_70 or newer",
+                    compute_capability.0, compute_capability.1
+                )));
+            }
+            let total_memory = ctx.total_mem().unwrap_or(0);
+            let streams = [
+                ctx.new_stream()
+                    .map_err(|e| err("stream creation failed", e))?,
+                ctx.new_stream()
+                    .map_err(|e| err("stream creation failed", e))?,
+            ];
+            Ok(Gpu {
+                info: GpuInfo {
+                    ordinal,
+                    name,
+                    compute_capability,
+                    total_memory,
+                },
+                ctx,
+                streams,
+                modules: Mutex::new(HashMap::new()),
+            })
+        })
+    }
+
+    pub fn info(&self) -> &GpuInfo {
+        &self.info
+    }
+
+    /// Free and total device memory in bytes.
+    pub fn memory(&self) -> Result<(usize, usize), DeviceError> {
+        shielded("memory query", || {
+            self.ctx
+                .mem_get_info()
+                .map_err(|e| err("cuMemGetInfo failed", e))
+        })
+    }
+
+    /// Loads (compiling or reading from the cache on first use) `function`
+    /// from `source` on this GPU.
+    pub fn kernel(
+        &self,
+        source: &KernelSource,
+        function_name: &str,
+    ) -> Result<Kernel, DeviceError> {
+        shielded("loading a kernel", || {
+            let module = {
+                let mut modules = self.modules.lock().unwrap_or_else(|p| p.into_inner());
+                match modules.get(source.name) {
+                    Some(m) => m.clone(),
+                    None => {
+                        let image = compile_cached(source, self.info.compute_capability)?;
+                        let module = self
+                            .ctx
+                            .load_module(Ptx::from_binary(image))
+                            .map_err(|e| err("cuModuleLoadData failed", e))?;
+                        modules.insert(source.name, module.clone());
+                        module
+                    }
+                }
+            };
+            let function = module
+                .load_function(function_name)
+                .map_err(|e| err(&format!("kernel function {function_name} not found"), e))?;
+            Ok(Kernel {
+                function,
+                name: format!("{}::{function_name}", source.name),
+            })
+        })
+    }
+
+    /// A new arena on stream `lane` (0 or 1). Families keep one arena per lane
+    /// and alternate, so that copies for one half overlap the other's kernel.
+    pub fn arena(self: &Arc<Self>, lane: usize) -> Arena {
+        Arena {
+            gpu: self.clone(),
+            stream: self.streams[lane % 2].clone(),
+            device: None,
+            staging: None,
+            capacity: 0,
+        }
+    }
+}
+
+// ---------------------------------------------------------------------------
+// NVRTC compilation and the on-disk cache
+// ---------------------------------------------------------------------------
+
+fn nvrtc_check(status: nvrtc_sys::nvrtcResult, what: &str) -> Result<(), DeviceError> {
+    if status == nvrtc_sys::nvrtcResult::NVRTC_SUCCESS {
+        Ok(())
+    } else {
+        Err(DeviceError(format!("{what} failed: {status:?}")))
+    }
+}
+
+/// 64-bit FNV-1a: stable across Rust versions, unlike `DefaultHasher`, so
+/// cache keys survive a rebuild of the library.
+fn fnv1a(parts: &[&[u8]]) -> u64 {
+    let mut hash: u64 = 0xcbf2_9ce4_8422_2325;
+    for part in parts {
+        for &byte in part.iter().chain(std::iter::once(&0xffu8)) {
+            hash ^= u64::from(byte);
+            hash = hash.wrapping_mul(0x0000_0100_0000_01b3);
+        }
+    }
+    hash
+}
+
+fn arch_option(compute_capability: (i32, i32)) -> String {
+    format!(
+        "--gpu-architecture=sm_{}{}",
+        compute_capability.0, compute_capability.1
+    )
+}
+
+/// All options a kernel is compiled with for `compute_capability`.
+fn compile_options(source: &KernelSource, compute_capability: (i32, i32)) -> Vec<String> {
+    let mut options = vec![
+        arch_option(compute_capability),
+        "--std=c++17".to_string(),
+        "-default-device".to_string(),
+    ];
+    options.extend(source.options.iter().map(|s| s.to_string()));
+    options
+}
+
+/// Compiles `source` to a CUBIN for `compute_capability`, reading and writing
+/// the on-disk cache. The key covers the source, the shared header, the
+/// options, the NVRTC version and the architecture, so any change recompiles.
+fn compile_cached(
+    source: &KernelSource,
+    compute_capability: (i32, i32),
+) -> Result<Vec<u8>, DeviceError> {
+    let options = compile_options(source, compute_capability);
+    let nvrtc = nvrtc_version()?;
+    let version = format!("{}.{}", nvrtc.0, nvrtc.1);
+    let joined = options.join(" ");
+    let key = fnv1a(&[
+        source.code.as_bytes(),
+        COMMON_HEADER.1.as_bytes(),
+        joined.as_bytes(),
+        version.as_bytes(),
+        env!("CARGO_PKG_VERSION").as_bytes(),
+    ]);
+    let file_name = format!(
+        "{}-sm_{}{}-{key:016x}.cubin",
+        source.name, compute_capability.0, compute_capability.1
+    );
+    let cache_dir = config::get().kernel_cache_dir();
+    if let Some(dir) = &cache_dir {
+        let path = dir.join(&file_name);
+        if let Ok(image) = std::fs::read(&path) {
+            if !image.is_empty() {
+                CACHE_HITS.fetch_add(1, Ordering::Relaxed);
+                crate::log_info!(
+                    "kernel {}: loaded from cache {}",
+                    source.name,
+                    path.display()
+                );
+                return Ok(image);
+            }
+        }
+    }
+    let started = Instant::now();
+    let image = compile(source.name, source.code, &options, true)?;
+    COMPILED.fetch_add(1, Ordering::Relaxed);
+    let elapsed_ms = started.elapsed().as_secs_f64() * 1e3;
+    match &cache_dir {
+        Some(dir) => match store(dir, &file_name, &image) {
+            Ok(path) => crate::log_info!(
+                "kernel {}: compiled by NVRTC {version} in {elapsed_ms:.0} ms, cached at {}",
+                source.name,
+                path.display()
+            ),
+            Err(e) => crate::log_info!(
+                "kernel {}: compiled in {elapsed_ms:.0} ms; not cached ({e})",
+                source.name
+            ),
+        },
+        None => crate::log_info!(
+            "kernel {}: compiled in {elapsed_ms:.0} ms; no cache folder",
+            source.name
+        ),
+    }
+    Ok(image)
+}
+
+/// Writes a cache entry atomically: concurrent processes either see the whole
+/// file or none of it.
+fn store(dir: &Path, file_name: &str, image: &[u8]) -> std::io::Result<PathBuf> {
+    std::fs::create_dir_all(dir)?;
+    let path = dir.join(file_name);
+    let tmp = dir.join(format!(".{file_name}.{}.tmp", std::process::id()));
+    std::fs::write(&tmp, image)?;
+    std::fs::rename(&tmp, &path)?;
+    Ok(path)
+}
+
+/// Compiles CUDA C with NVRTC. With `cubin` the result is machine code for the
+/// architecture in `options`; otherwise PTX. Errors carry NVRTC's log.
+pub fn compile(
+    name: &str,
+    code: &str,
+    options: &[String],
+    cubin: bool,
+) -> Result<Vec<u8>, DeviceError> {
+    shielded("NVRTC compile", || {
+        let c_code =
+            CString::new(code).map_err(|_| DeviceError("kernel source holds a NUL byte".into()))?;
+        let c_name = CString::new(format!("{name}.cu")).unwrap_or_default();
+        let header_name = CString::new(COMMON_HEADER.0).unwrap_or_default();
+        let header_code = CString::new(COMMON_HEADER.1).unwrap_or_default();
+        let header_names = [header_name.as_ptr()];
+        let header_codes = [header_code.as_ptr()];
+        let c_options: Vec<CString> = options
+            .iter()
+            .map(|o| CString::new(o.as_str()).unwrap_or_default())
+            .collect();
+        let option_ptrs: Vec<*const c_char> = c_options.iter().map(|o| o.as_ptr()).collect();
+
+        let mut program: nvrtc_sys::nvrtcProgram = std::ptr::null_mut();
+        // SAFETY: every pointer refers to a NUL-terminated string that outlives
+        // the program (all are locals of this function), and the header
+        // arrays both have exactly one element as declared.
+        let status = unsafe {
+            nvrtc_sys::nvrtcCreateProgram(
+                &mut program,
+                c_code.as_ptr(),
+                c_name.as_ptr(),
+                1,
+                header_codes.as_ptr(),
+                header_names.as_ptr(),
+            )
+        };
+        nvrtc_check(status, "nvrtcCreateProgram")?;
+        let outcome = (|| {
+            // SAFETY: `program` was created above and is destroyed only after
+            // this closure; the option pointers are valid C strings.
+            let status = unsafe {
+                nvrtc_sys::nvrtcCompileProgram(
+                    program,
+                    option_ptrs.len() as i32,
+                    option_ptrs.as_ptr(),
+                )
+            };
+            if status != nvrtc_sys::nvrtcResult::NVRTC_SUCCESS {
+                return Err(DeviceError(format!(
+                    "NVRTC could not compile {name}.cu ({status:?}):\n{}",
+                    program_log(program)
+                )));
+            }
+            let mut size = 0usize;
+            let mut image;
+            if cubin {
+                // SAFETY: `program` compiled successfully; `size` is a valid
+                // out-pointer and `image` has exactly `size` bytes.
+                unsafe {
+                    nvrtc_check(
+                        nvrtc_sys::nvrtcGetCUBINSize(program, &mut size),
+                        "nvrtcGetCUBINSize",
+                    )?;
+                    image = vec![0u8; size];
+                    nvrtc_check(
+                        nvrtc_sys::nvrtcGetCUBIN(program, image.as_mut_ptr().cast()),
+                        "nvrtcGetCUBIN",
+                    )?;
+                }
+            } else {
+                // SAFETY: as above, for the PTX text.
+                unsafe {
+                    nvrtc_check(
+                        nvrtc_sys::nvrtcGetPTXSize(program, &mut size),
+                        "nvrtcGetPTXSize",
+                    )?;
+                    image = vec![0u8; size];
+                    nvrtc_check(
+                        nvrtc_sys::nvrtcGetPTX(program, image.as_mut_ptr().cast()),
+                        "nvrtcGetPTX",
+                    )?;
+                }
+            }
+            if image.is_empty() {
+                return Err(DeviceError(format!("NVRTC produced no code for {name}.cu")));
+            }
+            Ok(image)
+        })();
+        // SAFETY: `program` is a live program created above, destroyed once.
+        unsafe {
+            nvrtc_sys::nvrtcDestroyProgram(&mut program);
+        }
+        outcome
+    })
+}
+
+fn program_log(program: nvrtc_sys::nvrtcProgram) -> String {
+    let mut size = 0usize;
+    // SAFETY: `program` is live (see caller); `size` is a valid out-pointer
+    // and the buffer has exactly `size` bytes.
+    unsafe {
+        if nvrtc_sys::nvrtcGetProgramLogSize(program, &mut size)
+            != nvrtc_sys::nvrtcResult::NVRTC_SUCCESS
+            || size == 0
+        {
+            return String::new();
+        }
+        let mut log = vec![0u8; size];
+        if nvrtc_sys::nvrtcGetProgramLog(program, log.as_mut_ptr().cast())
+            != nvrtc_sys::nvrtcResult::NVRTC_SUCCESS
+        {
+            return String::new();
+        }
+        CStr::from_bytes_until_nul(&log)
+            .map(|s| s.to_string_lossy().into_owned())
+            .unwrap_or_default()
+    }
+}
+
+/// Compiles `source` for `compute_capability` without touching a device or
+/// the cache; used by the CI check that every kernel builds.
+pub fn compile_check(
+    source: &KernelSource,
+    compute_capability: (i32, i32),
+) -> Result<usize, DeviceError> {
+    let options = compile_options(source, compute_capability);
+    compile(source.name, source.code, &options, true).map(|image| image.len())
+}
+
+// ---------------------------------------------------------------------------
+// Arenas: device memory + pinned staging, allocated once and reused
+// ---------------------------------------------------------------------------
+
+/// A device buffer and a pinned host buffer of the same size, bound to one
+/// stream. Grows (never shrinks) to the largest batch seen, so steady-state
+/// batches allocate nothing.
+pub struct Arena {
+    gpu: Arc<Gpu>,
+    stream: Arc<CudaStream>,
+    device: Option<CudaSlice<u8>>,
+    staging: Option<PinnedHostSlice<u8>>,
+    capacity: usize,
+}
+
+/// One kernel parameter.
+#[derive(Clone, Copy, Debug)]
+pub enum Arg {
+    /// A byte offset into the arena, passed as a device pointer.
+    Offset(usize),
+    U32(u32),
+    I32(i32),
+    U64(u64),
+    F32(f32),
+    F64(f64),
+}
+
+impl Arena {
+    pub fn capacity(&self) -> usize {
+        self.capacity
+    }
+
+    /// Makes room for `bytes`, reallocating both buffers if they are smaller.
+    /// Sizes grow by at least half again, to make regrowth rare.
+    pub fn reserve(&mut self, bytes: usize) -> Result<(), DeviceError> {
+        if bytes <= self.capacity {
+            return Ok(());
+        }
+        let new_capacity = bytes
+            .max(self.capacity + self.capacity / 2)
+            .next_multiple_of(1 << 16);
+        shielded("arena allocation", || {
+            // Free the old buffers first so a regrowth does not need twice
+            // the memory.
+            self.device = None;
+            self.staging = None;
+            self.capacity = 0;
+            // SAFETY: the device buffer is written by uploads or kernels
+            // before any read of the same bytes; nothing reads it uninitialised.
+            let device = unsafe { self.stream.alloc::<u8>(new_capacity) }
+                .map_err(|e| err(&format!("cuMemAlloc of {new_capacity} bytes failed"), e))?;
+            // SAFETY: pinned bytes are only exposed through `staging()`, which
+            // hands out `u8`s; every bit pattern is a valid `u8`.
+            let staging = unsafe { self.gpu.ctx.alloc_pinned::<u8>(new_capacity) }
+                .map_err(|e| err(&format!("cuMemHostAlloc of {new_capacity} bytes failed"), e))?;
+            self.device = Some(device);
+            self.staging = Some(staging);
+            self.capacity = new_capacity;
+            Ok(())
+        })
+    }
+
+    /// The pinned host buffer, `capacity()` bytes long, for packing inputs
+    /// and reading outputs.
+    pub fn staging(&mut self) -> Result<&mut [u8], DeviceError> {
+        match self.staging.as_mut() {
+            Some(staging) => staging.as_mut_slice().map_err(|e| err("pinned buffer", e)),
+            None => Ok(&mut []),
+        }
+    }
+
+    fn buffers(&mut self) -> Result<(&mut CudaSlice<u8>, &mut PinnedHostSlice<u8>), DeviceError> {
+        match (self.device.as_mut(), self.staging.as_mut()) {
+            (Some(d), Some(s)) => Ok((d, s)),
+            _ => Err(DeviceError("arena used before reserve()".into())),
+        }
+    }
+
+    fn check_range(&self, range: &std::ops::Range<usize>) -> Result<(), DeviceError> {
+        if range.start > range.end || range.end > self.capacity {
+            return Err(DeviceError(format!(
+                "arena range {range:?} outside capacity {}",
+                self.capacity
+            )));
+        }
+        Ok(())
+    }
+
+    /// Copies `range` of the staging buffer to the same range on the device.
+    pub fn upload(&mut self, range: std::ops::Range<usize>) -> Result<(), DeviceError> {
+        self.check_range(&range)?;
+        let stream = self.stream.clone();
+        shielded("upload", || {
+            let (device, staging) = self.buffers()?;
+            let host = staging.as_slice().map_err(|e| err("pinned buffer", e))?;
+            let mut view = device.slice_mut(range.clone());
+            stream
+                .memcpy_htod(&host[range.clone()], &mut view)
+                .map_err(|e| err("host-to-device copy failed", e))
+        })
+    }
+
+    /// Copies `range` of device memory back into the staging buffer.
+    pub fn download(&mut self, range: std::ops::Range<usize>) -> Result<(), DeviceError> {
+        self.check_range(&range)?;
+        let stream = self.stream.clone();
+        shielded("download", || {
+            let (device, staging) = self.buffers()?;
+            let host = staging
+                .as_mut_slice()
+                .map_err(|e| err("pinned buffer", e))?;
+            let view = device.slice(range.clone());
+            stream
+                .memcpy_dtoh(&view, &mut host[range.clone()])
+                .map_err(|e| err("device-to-host copy failed", e))
+        })
+    }
+
+    /// Launches `kernel` on this arena's stream. `Arg::Offset` parameters
+    /// become device pointers into the arena and are bounds-checked here;
+    /// what the kernel does with them is the kernel's contract.
+    pub fn launch(
+        &mut self,
+        kernel: &Kernel,
+        grid: u32,
+        block: u32,
+        shared_bytes: u32,
+        args: &[Arg],
+    ) -> Result<(), DeviceError> {
+        if grid == 0 || block == 0 {
+            return Err(DeviceError(format!("{}: empty launch", kernel.name)));
+        }
+        let capacity = self.capacity;
+        let stream = self.stream.clone();
+        let base = match self.device.as_ref() {
+            Some(device) => {
+                use cudarc::driver::DevicePtr;
+                let (ptr, _guard) = device.device_ptr(&stream);
+                ptr
+            }
+            None => return Err(DeviceError("arena used before reserve()".into())),
+        };
+        // Materialise every parameter with a stable address for the launch.
+        let mut pointers: Vec<u64> = Vec::new();
+        for arg in args {
+            if let Arg::Offset(offset) = *arg {
+                if offset > capacity {
+                    return Err(DeviceError(format!(
+                        "{}: offset {offset} outside arena",
+                        kernel.name
+                    )));
+                }
+                pointers.push(base + offset as u64);
+            }
+        }
+        shielded("kernel launch", || {
+            let mut builder = stream.launch_builder(&kernel.function);
+            let mut next_pointer = pointers.iter();
+            for arg in args {
+                match arg {
+                    Arg::Offset(_) => {
+                        if let Some(p) = next_pointer.next() {
+                            builder.arg(p);
+                        }
+                    }
+                    Arg::U32(v) => {
+                        builder.arg(v);
+                    }
+                    Arg::I32(v) => {
+                        builder.arg(v);
+                    }
+                    Arg::U64(v) => {
+                        builder.arg(v);
+                    }
+                    Arg::F32(v) => {
+                        builder.arg(v);
+                    }
+                    Arg::F64(v) => {
+                        builder.arg(v);
+                    }
+                }
+            }
+            let config = LaunchConfig {
+                grid_dim: (grid, 1, 1),
+                block_dim: (block, 1, 1),
+                shared_mem_bytes: shared_bytes,
+            };
+            // SAFETY: the argument list is built from `args`, whose order and
+            // types the calling family declares to match the kernel's C
+            // signature; pointer arguments are inside this arena (checked
+            // above) and the arena outlives the launch because `synchronize`
+            // is called before its buffers can be freed or reused.
+            unsafe { builder.launch(config) }
+                .map_err(|e| err(&format!("launch of {} failed", kernel.name), e))?;
+            Ok(())
+        })
+    }
+
+    /// Waits for everything queued on this arena's stream.
+    pub fn synchronize(&self) -> Result<(), DeviceError> {
+        shielded("stream synchronize", || {
+            self.stream
+                .synchronize()
+                .map_err(|e| err("kernel or copy failed", e))
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn fnv1a_separates_parts() {
+        assert_ne!(fnv1a(&[b"ab", b"c"]), fnv1a(&[b"a", b"bc"]));
+        assert_eq!(fnv1a(&[b"x"]), fnv1a(&[b"x"]));
+    }
+
+    #[test]
+    fn options_name_the_architecture() {
+        let source = KernelSource {
+            name: "t",
+            code: "",
+            options: &["--fmad=false"],
+        };
+        let options = compile_options(&source, (9, 0));
+        assert_eq!(options[0], "--gpu-architecture=sm_90");
+        assert!(options.contains(&"--fmad=false".to_string()));
+    }
+}

@@ -1,0 +1,47 @@
+//! One-line diagnostics on stderr, prefixed `[seqshim]`, filtered by
+//! `SEQSHIM_LOG`. A library must not chatter, so only warnings (a setting we
+//! ignored, a GPU we gave up on) are shown unless the user asks for more.
+
+use super::config::{self, LogLevel};
+
+/// Whether messages of `level` are shown under the current configuration.
+pub fn enabled(level: LogLevel) -> bool {
+    level != LogLevel::Off && level <= config::get().log
+}
+
+/// Writes one line to stderr. Errors writing to stderr are ignored: a closed
+/// stderr must never take the host down.
+pub fn emit(level: LogLevel, args: std::fmt::Arguments<'_>) {
+    if enabled(level) {
+        use std::io::Write;
+        let tag = match level {
+            LogLevel::Warn => "warning: ",
+            _ => "",
+        };
+        let _ = writeln!(std::io::stderr().lock(), "[seqshim] {tag}{args}");
+    }
+}
+
+#[macro_export]
+#[doc(hidden)]
+macro_rules! log_warn {
+    ($($arg:tt)*) => {
+        $crate::engine::log::emit($crate::engine::config::LogLevel::Warn, format_args!($($arg)*))
+    };
+}
+
+#[macro_export]
+#[doc(hidden)]
+macro_rules! log_info {
+    ($($arg:tt)*) => {
+        $crate::engine::log::emit($crate::engine::config::LogLevel::Info, format_args!($($arg)*))
+    };
+}
+
+#[macro_export]
+#[doc(hidden)]
+macro_rules! log_debug {
+    ($($arg:tt)*) => {
+        $crate::engine::log::emit($crate::engine::config::LogLevel::Debug, format_args!($($arg)*))
+    };
+}

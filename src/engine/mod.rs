@@ -1,0 +1,9 @@
+//! The runtime every family shares: configuration, logging, the CPU pool, the
+//! CUDA device layer and the scheduler that routes jobs between them.
+//! Nothing in here knows about a particular kernel family.
+
+pub mod config;
+pub mod cpu;
+pub mod device;
+pub mod log;
+pub mod scheduler;

@@ -1,0 +1,750 @@
+//! Routing jobs between the caller's thread, the CPU pool and the GPUs.
+//!
+//! A family describes one unit of work as a [`Job`] and a device as a
+//! [`BatchRunner`] (pack a batch, launch, unpack). A [`Scheduler`] owns one
+//! executor thread per runner. Callers either [`Scheduler::submit`] one job
+//! (the synchronous upstream APIs) or [`Scheduler::run_all`] many (the batch
+//! APIs). Executors take everything queued when they become free, so
+//! concurrent callers are coalesced into batches without any call waiting for
+//! a batch to fill. A batch that fails, a job the device could not finish, and
+//! a device that keeps failing all end the same way: the job reruns on the CPU
+//! and the caller gets its result. Nothing is dropped.
+
+use std::collections::VecDeque;
+use std::panic::{AssertUnwindSafe, catch_unwind};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::mpsc;
+use std::sync::{Arc, Condvar, Mutex, MutexGuard};
+use std::time::{Duration, Instant};
+
+/// One unit of work.
+pub trait Job: Send + 'static {
+    type Output: Send + 'static;
+
+    /// Runs the job on the CPU. This is both the CPU path and the rescue path
+    /// for jobs a device could not finish, so it must always produce a result.
+    fn run_cpu(&self) -> Self::Output;
+
+    /// Whether a device may take this job at all (size limits, options the
+    /// kernel does not implement). Ineligible jobs always run on the CPU.
+    fn gpu_eligible(&self) -> bool {
+        true
+    }
+
+    /// A rough amount of work, compared with the scheduler's threshold to keep
+    /// cheap jobs of a lone caller on its own thread.
+    fn cost(&self) -> u64 {
+        1
+    }
+}
+
+/// A device that runs batches of jobs of one family.
+pub trait BatchRunner<J: Job>: Send + 'static {
+    /// Names the device in logs and reports, e.g. `GPU 0 (NVIDIA H100)`.
+    fn label(&self) -> String;
+
+    /// The most jobs one batch may hold.
+    fn capacity(&self) -> usize;
+
+    /// Runs `jobs`; returns one entry per job, `None` where the device could
+    /// not finish that job (it is then rerun on the CPU). An `Err` sends the
+    /// whole batch to the CPU.
+    fn run_batch(&mut self, jobs: &[J]) -> Result<Vec<Option<J::Output>>, String>;
+}
+
+/// Why a job has no result. Only produced in strict mode, where falling back
+/// to the CPU is an error instead of a rescue.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ScheduleError(pub String);
+
+impl std::fmt::Display for ScheduleError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+/// Tunables of one scheduler.
+#[derive(Clone, Debug)]
+pub struct Options {
+    /// Jobs allowed to wait in the queue before submitters block.
+    pub queue_limit: usize,
+    /// How long an executor waits for more jobs before launching a batch
+    /// that is not full.
+    pub linger: Duration,
+    /// A lone caller's job below this cost runs on the caller's thread.
+    pub inline_cost_below: u64,
+    /// Fail jobs instead of rescuing them on the CPU.
+    pub strict: bool,
+    /// Consecutive failed batches after which an executor gives its device up.
+    pub max_consecutive_failures: u32,
+}
+
+impl Default for Options {
+    fn default() -> Self {
+        let config = super::config::get();
+        Options {
+            queue_limit: 65_536,
+            linger: config.batch_linger,
+            inline_cost_below: u64::MAX,
+            strict: config.strict,
+            max_consecutive_failures: 3,
+        }
+    }
+}
+
+/// Counters for reports and tests.
+#[derive(Debug, Default)]
+pub struct Stats {
+    pub inline_jobs: AtomicU64,
+    pub queued_jobs: AtomicU64,
+    pub batches: AtomicU64,
+    pub batched_jobs: AtomicU64,
+    pub largest_batch: AtomicU64,
+    pub rescued_jobs: AtomicU64,
+    pub failed_batches: AtomicU64,
+}
+
+impl Stats {
+    fn snapshot(&self) -> StatsSnapshot {
+        let load = |c: &AtomicU64| c.load(Ordering::Relaxed);
+        StatsSnapshot {
+            inline_jobs: load(&self.inline_jobs),
+            queued_jobs: load(&self.queued_jobs),
+            batches: load(&self.batches),
+            batched_jobs: load(&self.batched_jobs),
+            largest_batch: load(&self.largest_batch),
+            rescued_jobs: load(&self.rescued_jobs),
+            failed_batches: load(&self.failed_batches),
+        }
+    }
+}
+
+/// A copy of [`Stats`] at one moment.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct StatsSnapshot {
+    pub inline_jobs: u64,
+    pub queued_jobs: u64,
+    pub batches: u64,
+    pub batched_jobs: u64,
+    pub largest_batch: u64,
+    pub rescued_jobs: u64,
+    pub failed_batches: u64,
+}
+
+type Reply<T> = mpsc::SyncSender<Result<T, ScheduleError>>;
+
+struct Ticket<J: Job> {
+    job: J,
+    reply: Reply<J::Output>,
+}
+
+struct State<J: Job> {
+    queue: VecDeque<Ticket<J>>,
+    /// Callers currently inside `submit`, inline ones included: a caller that
+    /// sees others means concurrency worth batching.
+    active_callers: usize,
+    live_executors: usize,
+    shutting_down: bool,
+}
+
+struct Shared<J: Job> {
+    state: Mutex<State<J>>,
+    work_ready: Condvar,
+    space_free: Condvar,
+    options: Options,
+    stats: Stats,
+}
+
+impl<J: Job> Shared<J> {
+    fn lock(&self) -> MutexGuard<'_, State<J>> {
+        // A panic while holding the lock can only come from our own code
+        // between two plain field updates; the state stays consistent.
+        self.state.lock().unwrap_or_else(|p| p.into_inner())
+    }
+}
+
+/// Routes jobs of one family to its devices and the CPU.
+pub struct Scheduler<J: Job> {
+    shared: Arc<Shared<J>>,
+    labels: Vec<String>,
+}
+
+impl<J: Job> Scheduler<J> {
+    /// Starts one executor thread per runner. With no runners every job runs
+    /// on the CPU.
+    pub fn new(runners: Vec<Box<dyn BatchRunner<J>>>, options: Options) -> Self {
+        let shared = Arc::new(Shared {
+            state: Mutex::new(State {
+                queue: VecDeque::new(),
+                active_callers: 0,
+                live_executors: 0,
+                shutting_down: false,
+            }),
+            work_ready: Condvar::new(),
+            space_free: Condvar::new(),
+            options,
+            stats: Stats::default(),
+        });
+        let mut labels = Vec::new();
+        for (index, runner) in runners.into_iter().enumerate() {
+            let label = runner.label();
+            let worker = shared.clone();
+            shared.lock().live_executors += 1;
+            let spawned = std::thread::Builder::new()
+                .name(format!("seqshim-gpu-{index}"))
+                .spawn(move || executor_loop(worker, runner));
+            match spawned {
+                Ok(_) => labels.push(label),
+                Err(e) => {
+                    shared.lock().live_executors -= 1;
+                    crate::log_warn!("could not start the executor for {label}: {e}");
+                }
+            }
+        }
+        Scheduler { shared, labels }
+    }
+
+    /// Labels of the devices this scheduler started executors for.
+    pub fn devices(&self) -> &[String] {
+        &self.labels
+    }
+
+    /// Whether any device executor is still running.
+    pub fn has_devices(&self) -> bool {
+        self.shared.lock().live_executors > 0
+    }
+
+    pub fn stats(&self) -> StatsSnapshot {
+        self.shared.stats.snapshot()
+    }
+
+    /// Runs one job and returns its result. A lone caller with a cheap job
+    /// runs it on its own thread; otherwise the job joins the device queue.
+    pub fn submit(&self, job: J) -> Result<J::Output, ScheduleError> {
+        let shared = &self.shared;
+        let mut state = shared.lock();
+        let others_active = state.active_callers > 0 || !state.queue.is_empty();
+        let inline = state.live_executors == 0
+            || !job.gpu_eligible()
+            || (!others_active && job.cost() < shared.options.inline_cost_below);
+        state.active_callers += 1;
+        if inline {
+            drop(state);
+            shared.stats.inline_jobs.fetch_add(1, Ordering::Relaxed);
+            let output = job.run_cpu();
+            shared.lock().active_callers -= 1;
+            return Ok(output);
+        }
+        let (reply, receiver) = mpsc::sync_channel(1);
+        let outcome = match enqueue(shared, state, Ticket { job, reply }) {
+            Ok(()) => wait(&receiver),
+            Err(ticket) => Ok(ticket.job.run_cpu()),
+        };
+        shared.lock().active_callers -= 1;
+        outcome
+    }
+
+    /// Runs many jobs, devices and CPU pool at once: jobs a device may take
+    /// are queued for the executors while the CPU pool works through the
+    /// others. Results come back in input order.
+    pub fn run_all(&self, jobs: Vec<J>) -> Vec<Result<J::Output, ScheduleError>> {
+        let shared = &self.shared;
+        let use_devices = shared.lock().live_executors > 0;
+        let mut results: Vec<Option<Result<J::Output, ScheduleError>>> =
+            (0..jobs.len()).map(|_| None).collect();
+        let mut for_cpu = Vec::new();
+        let mut waiting = Vec::new();
+        let mut to_queue = Vec::new();
+        for (index, job) in jobs.into_iter().enumerate() {
+            if use_devices && job.gpu_eligible() {
+                to_queue.push((index, job));
+            } else {
+                for_cpu.push((index, job));
+            }
+        }
+        let cpu_outputs = super::cpu::install(|| {
+            rayon::join(
+                || {
+                    for (index, job) in to_queue {
+                        let (reply, receiver) = mpsc::sync_channel(1);
+                        let state = shared.lock();
+                        match enqueue(shared, state, Ticket { job, reply }) {
+                            Ok(()) => waiting.push((index, Some(receiver), None)),
+                            Err(ticket) => waiting.push((index, None, Some(ticket.job))),
+                        }
+                    }
+                },
+                || {
+                    use rayon::prelude::*;
+                    for_cpu
+                        .into_par_iter()
+                        .map(|(index, job)| (index, job.run_cpu()))
+                        .collect::<Vec<_>>()
+                },
+            )
+            .1
+        });
+        shared
+            .stats
+            .inline_jobs
+            .fetch_add(cpu_outputs.len() as u64, Ordering::Relaxed);
+        for (index, output) in cpu_outputs {
+            results[index] = Some(Ok(output));
+        }
+        for (index, receiver, unqueued) in waiting {
+            results[index] = Some(match (receiver, unqueued) {
+                (Some(receiver), _) => wait(&receiver),
+                (None, Some(job)) => Ok(job.run_cpu()),
+                (None, None) => Err(ScheduleError("internal: job lost".into())),
+            });
+        }
+        results
+            .into_iter()
+            .map(|r| r.unwrap_or_else(|| Err(ScheduleError("internal: job lost".into()))))
+            .collect()
+    }
+}
+
+impl<J: Job> Drop for Scheduler<J> {
+    fn drop(&mut self) {
+        self.shared.lock().shutting_down = true;
+        self.shared.work_ready.notify_all();
+    }
+}
+
+/// Puts a ticket in the queue, waiting while the queue is full. Gives the
+/// ticket back when no executor is left to take it.
+fn enqueue<J: Job>(
+    shared: &Shared<J>,
+    mut state: MutexGuard<'_, State<J>>,
+    ticket: Ticket<J>,
+) -> Result<(), Ticket<J>> {
+    while state.queue.len() >= shared.options.queue_limit && state.live_executors > 0 {
+        state = shared
+            .space_free
+            .wait(state)
+            .unwrap_or_else(|p| p.into_inner());
+    }
+    if state.live_executors == 0 {
+        return Err(ticket);
+    }
+    state.queue.push_back(ticket);
+    shared.stats.queued_jobs.fetch_add(1, Ordering::Relaxed);
+    drop(state);
+    shared.work_ready.notify_one();
+    Ok(())
+}
+
+fn wait<T>(receiver: &mpsc::Receiver<Result<T, ScheduleError>>) -> Result<T, ScheduleError> {
+    receiver
+        .recv()
+        .unwrap_or_else(|_| Err(ScheduleError("internal: executor dropped a job".into())))
+}
+
+fn executor_loop<J: Job>(shared: Arc<Shared<J>>, mut runner: Box<dyn BatchRunner<J>>) {
+    let label = runner.label();
+    let capacity = runner.capacity().max(1);
+    let mut consecutive_failures = 0;
+    loop {
+        let batch = match take_batch(&shared, capacity) {
+            Some(batch) => batch,
+            None => break,
+        };
+        let (jobs, replies): (Vec<J>, Vec<Reply<J::Output>>) =
+            batch.into_iter().map(|t| (t.job, t.reply)).unzip();
+        let stats = &shared.stats;
+        stats.batches.fetch_add(1, Ordering::Relaxed);
+        stats
+            .batched_jobs
+            .fetch_add(jobs.len() as u64, Ordering::Relaxed);
+        stats
+            .largest_batch
+            .fetch_max(jobs.len() as u64, Ordering::Relaxed);
+
+        let started = Instant::now();
+        let outcome =
+            catch_unwind(AssertUnwindSafe(|| runner.run_batch(&jobs))).unwrap_or_else(|payload| {
+                Err(format!(
+                    "panicked: {}",
+                    crate::ffi::guard::panic_message(&*payload)
+                ))
+            });
+        let outputs = match outcome {
+            Ok(outputs) if outputs.len() == jobs.len() => {
+                consecutive_failures = 0;
+                crate::log_debug!(
+                    "{label}: batch of {} in {:.3} ms",
+                    jobs.len(),
+                    started.elapsed().as_secs_f64() * 1e3
+                );
+                outputs
+            }
+            failed => {
+                let why = match failed {
+                    Err(e) => e,
+                    Ok(outputs) => {
+                        format!("returned {} results for {} jobs", outputs.len(), jobs.len())
+                    }
+                };
+                consecutive_failures += 1;
+                stats.failed_batches.fetch_add(1, Ordering::Relaxed);
+                crate::log_warn!(
+                    "{label}: batch of {} failed ({why}); rerunning it on the CPU",
+                    jobs.len()
+                );
+                jobs.iter().map(|_| None).collect()
+            }
+        };
+        deliver(&shared, jobs, replies, outputs, &label);
+
+        if consecutive_failures >= shared.options.max_consecutive_failures {
+            crate::log_warn!(
+                "{label}: {consecutive_failures} failed batches in a row; no longer using this device"
+            );
+            break;
+        }
+    }
+    retire(&shared);
+}
+
+/// Waits for work, lingers if asked, and takes up to `capacity` tickets.
+/// `None` when the scheduler is shutting down.
+fn take_batch<J: Job>(shared: &Shared<J>, capacity: usize) -> Option<Vec<Ticket<J>>> {
+    let mut state = shared.lock();
+    while state.queue.is_empty() {
+        if state.shutting_down {
+            return None;
+        }
+        state = shared
+            .work_ready
+            .wait(state)
+            .unwrap_or_else(|p| p.into_inner());
+    }
+    let linger = shared.options.linger;
+    if !linger.is_zero() && state.queue.len() < capacity {
+        let deadline = Instant::now() + linger;
+        while state.queue.len() < capacity {
+            let now = Instant::now();
+            if now >= deadline {
+                break;
+            }
+            state = shared
+                .work_ready
+                .wait_timeout(state, deadline - now)
+                .unwrap_or_else(|p| p.into_inner())
+                .0;
+        }
+    }
+    let take = state.queue.len().min(capacity);
+    let batch: Vec<Ticket<J>> = state.queue.drain(..take).collect();
+    drop(state);
+    shared.space_free.notify_all();
+    Some(batch)
+}
+
+/// Sends each caller its result; jobs without one are rerun on the CPU pool
+/// (or refused, in strict mode).
+fn deliver<J: Job>(
+    shared: &Arc<Shared<J>>,
+    jobs: Vec<J>,
+    replies: Vec<Reply<J::Output>>,
+    outputs: Vec<Option<J::Output>>,
+    label: &str,
+) {
+    for ((job, reply), output) in jobs.into_iter().zip(replies).zip(outputs) {
+        match output {
+            // A caller that went away (it cannot, but) is not our problem.
+            Some(output) => {
+                let _ = reply.send(Ok(output));
+            }
+            None if shared.options.strict => {
+                let _ = reply.send(Err(ScheduleError(format!(
+                    "{label} could not run the job and SEQSHIM_STRICT forbids the CPU fallback"
+                ))));
+            }
+            None => {
+                shared.stats.rescued_jobs.fetch_add(1, Ordering::Relaxed);
+                super::cpu::spawn(move || {
+                    let _ = reply.send(Ok(job.run_cpu()));
+                });
+            }
+        }
+    }
+}
+
+/// Removes an executor; when it was the last one, every queued job goes to
+/// the CPU so that no caller waits forever.
+fn retire<J: Job>(shared: &Arc<Shared<J>>) {
+    let orphans: Vec<Ticket<J>> = {
+        let mut state = shared.lock();
+        state.live_executors -= 1;
+        if state.live_executors == 0 {
+            state.queue.drain(..).collect()
+        } else {
+            Vec::new()
+        }
+    };
+    shared.space_free.notify_all();
+    for ticket in orphans {
+        shared.stats.rescued_jobs.fetch_add(1, Ordering::Relaxed);
+        super::cpu::spawn(move || {
+            let _ = ticket.reply.send(Ok(ticket.job.run_cpu()));
+        });
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::sync::atomic::AtomicUsize;
+
+    /// A job whose answer is easy to check: the square of its input. It
+    /// takes a little time, as real jobs do, so concurrent callers overlap.
+    struct Square(u64);
+
+    impl Job for Square {
+        type Output = (u64, &'static str);
+        fn run_cpu(&self) -> Self::Output {
+            std::thread::sleep(Duration::from_micros(100));
+            (self.0 * self.0, "cpu")
+        }
+        fn gpu_eligible(&self) -> bool {
+            self.0 != 7_777
+        }
+    }
+
+    /// What the test device does with a batch.
+    #[derive(Clone, Copy)]
+    enum Behaviour {
+        Work,
+        FailBatches,
+        SkipOddJobs,
+        Panic,
+    }
+
+    /// A "device" that runs batches on the CPU, slowly enough that callers
+    /// pile up behind it, and records batch sizes.
+    struct TestRunner {
+        behaviour: Behaviour,
+        batch_sizes: Arc<Mutex<Vec<usize>>>,
+        capacity: usize,
+    }
+
+    impl BatchRunner<Square> for TestRunner {
+        fn label(&self) -> String {
+            "test device".into()
+        }
+        fn capacity(&self) -> usize {
+            self.capacity
+        }
+        fn run_batch(
+            &mut self,
+            jobs: &[Square],
+        ) -> Result<Vec<Option<(u64, &'static str)>>, String> {
+            self.batch_sizes.lock().unwrap().push(jobs.len());
+            std::thread::sleep(Duration::from_millis(2));
+            match self.behaviour {
+                Behaviour::Work => Ok(jobs.iter().map(|j| Some((j.0 * j.0, "device"))).collect()),
+                Behaviour::FailBatches => Err("simulated launch failure".into()),
+                Behaviour::SkipOddJobs => Ok(jobs
+                    .iter()
+                    .map(|j| (j.0 % 2 == 0).then_some((j.0 * j.0, "device")))
+                    .collect()),
+                Behaviour::Panic => panic!("simulated driver panic"),
+            }
+        }
+    }
+
+    fn options(strict: bool) -> Options {
+        Options {
+            queue_limit: 64,
+            linger: Duration::ZERO,
+            inline_cost_below: 1_000,
+            strict,
+            max_consecutive_failures: 1_000_000,
+        }
+    }
+
+    fn scheduler(
+        behaviour: Behaviour,
+        devices: usize,
+        strict: bool,
+    ) -> (Scheduler<Square>, Arc<Mutex<Vec<usize>>>) {
+        let sizes = Arc::new(Mutex::new(Vec::new()));
+        let runners: Vec<Box<dyn BatchRunner<Square>>> = (0..devices)
+            .map(|_| {
+                Box::new(TestRunner {
+                    behaviour,
+                    batch_sizes: sizes.clone(),
+                    capacity: 256,
+                }) as Box<dyn BatchRunner<Square>>
+            })
+            .collect();
+        (Scheduler::new(runners, options(strict)), sizes)
+    }
+
+    /// `threads` callers each submit `per_thread` distinct jobs; returns every
+    /// (input, output, where) triple.
+    fn hammer(
+        s: &Scheduler<Square>,
+        threads: u64,
+        per_thread: u64,
+    ) -> Vec<(u64, u64, &'static str)> {
+        let seen = Mutex::new(Vec::new());
+        let start = std::sync::Barrier::new(threads as usize);
+        std::thread::scope(|scope| {
+            for t in 0..threads {
+                let (seen, start) = (&seen, &start);
+                scope.spawn(move || {
+                    start.wait();
+                    for i in 0..per_thread {
+                        let input = t * 1_000 + i;
+                        let (out, place) = s.submit(Square(input)).expect("job result");
+                        seen.lock().unwrap().push((input, out, place));
+                    }
+                });
+            }
+        });
+        seen.into_inner().unwrap()
+    }
+
+    #[test]
+    fn concurrent_callers_are_coalesced_and_each_gets_its_own_result() {
+        let (s, sizes) = scheduler(Behaviour::Work, 1, false);
+        let results = hammer(&s, 32, 20);
+        assert_eq!(results.len(), 640);
+        for (input, out, _) in &results {
+            assert_eq!(
+                *out,
+                input * input,
+                "caller {input} got someone else's result"
+            );
+        }
+        let sizes = sizes.lock().unwrap();
+        let stats = s.stats();
+        assert!(
+            stats.largest_batch > 1,
+            "no batch held more than one job: {sizes:?}"
+        );
+        assert!(
+            (sizes.len() as u64) < stats.queued_jobs,
+            "batches were not coalesced"
+        );
+        assert_eq!(stats.rescued_jobs, 0);
+        assert_eq!(stats.inline_jobs + stats.queued_jobs, 640);
+    }
+
+    #[test]
+    fn a_lone_caller_stays_on_its_own_thread() {
+        let (s, sizes) = scheduler(Behaviour::Work, 1, false);
+        for i in 0..50 {
+            assert_eq!(s.submit(Square(i)).unwrap(), (i * i, "cpu"));
+        }
+        assert!(sizes.lock().unwrap().is_empty());
+        assert_eq!(s.stats().inline_jobs, 50);
+    }
+
+    #[test]
+    fn failing_batches_are_rerun_on_the_cpu_with_nothing_lost() {
+        let (s, _) = scheduler(Behaviour::FailBatches, 1, false);
+        let results = hammer(&s, 16, 10);
+        assert_eq!(results.len(), 160);
+        for (input, out, _) in &results {
+            assert_eq!(*out, input * input);
+        }
+        let stats = s.stats();
+        assert!(stats.failed_batches > 0);
+        assert_eq!(stats.rescued_jobs, stats.queued_jobs);
+    }
+
+    #[test]
+    fn jobs_a_device_skips_are_rescued() {
+        let (s, _) = scheduler(Behaviour::SkipOddJobs, 2, false);
+        let jobs: Vec<Square> = (0..500).map(Square).collect();
+        let results = s.run_all(jobs);
+        for (i, r) in results.into_iter().enumerate() {
+            let (out, place) = r.unwrap();
+            let i = i as u64;
+            assert_eq!(out, i * i);
+            assert_eq!(place, if i % 2 == 0 { "device" } else { "cpu" });
+        }
+        assert_eq!(s.stats().rescued_jobs, 250);
+    }
+
+    #[test]
+    fn a_panicking_device_is_contained() {
+        let (s, _) = scheduler(Behaviour::Panic, 1, false);
+        let results = s.run_all((0..100).map(Square).collect());
+        assert!(
+            results
+                .iter()
+                .enumerate()
+                .all(|(i, r)| r.as_ref().unwrap().0 == (i * i) as u64)
+        );
+    }
+
+    #[test]
+    fn strict_mode_reports_instead_of_falling_back() {
+        let (s, _) = scheduler(Behaviour::FailBatches, 1, true);
+        let results = s.run_all((0..10).map(Square).collect());
+        assert!(results.iter().all(|r| r.is_err()));
+    }
+
+    #[test]
+    fn batch_api_splits_between_device_and_cpu() {
+        let (s, sizes) = scheduler(Behaviour::Work, 2, false);
+        let mut jobs: Vec<Square> = (0..1_000).map(Square).collect();
+        jobs[10] = Square(7_777); // not eligible for the device
+        let results = s.run_all(jobs);
+        assert_eq!(results[10].as_ref().unwrap(), &(7_777 * 7_777, "cpu"));
+        let on_device = results
+            .iter()
+            .filter(|r| r.as_ref().unwrap().1 == "device")
+            .count();
+        assert_eq!(on_device, 999);
+        assert_eq!(sizes.lock().unwrap().iter().sum::<usize>(), 999);
+    }
+
+    #[test]
+    fn a_device_that_keeps_failing_is_retired_and_queued_work_survives() {
+        let sizes = Arc::new(Mutex::new(Vec::new()));
+        let runner = TestRunner {
+            behaviour: Behaviour::FailBatches,
+            batch_sizes: sizes.clone(),
+            capacity: 4,
+        };
+        let mut opts = options(false);
+        opts.max_consecutive_failures = 2;
+        let s = Scheduler::new(vec![Box::new(runner)], opts);
+        let results = s.run_all((0..200).map(Square).collect());
+        assert!(
+            results
+                .iter()
+                .enumerate()
+                .all(|(i, r)| r.as_ref().unwrap().0 == (i * i) as u64)
+        );
+        assert!(!s.has_devices());
+        // Later work runs on the CPU without touching the retired device.
+        let before = sizes.lock().unwrap().len();
+        assert_eq!(s.submit(Square(3)).unwrap(), (9, "cpu"));
+        assert_eq!(sizes.lock().unwrap().len(), before);
+    }
+
+    #[test]
+    fn backpressure_bounds_the_queue_without_deadlock() {
+        let counter = Arc::new(AtomicUsize::new(0));
+        let sizes = Arc::new(Mutex::new(Vec::new()));
+        let runner = TestRunner {
+            behaviour: Behaviour::Work,
+            batch_sizes: sizes.clone(),
+            capacity: 3,
+        };
+        let mut opts = options(false);
+        opts.queue_limit = 5;
+        let s = Scheduler::new(vec![Box::new(runner)], opts);
+        let results = hammer(&s, 24, 5);
+        counter.fetch_add(results.len(), Ordering::Relaxed);
+        assert_eq!(counter.load(Ordering::Relaxed), 120);
+        assert!(sizes.lock().unwrap().iter().all(|&n| n <= 3));
+    }
+}

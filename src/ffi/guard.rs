@@ -1,0 +1,147 @@
+//! Containment at the C boundary. Every export runs its body inside
+//! [`ffi_guard!`], so a panic (ours, or cudarc's when a CUDA library goes
+//! missing) becomes the function's error value instead of unwinding into C,
+//! which would be undefined behaviour.
+
+use std::any::Any;
+use std::cell::Cell;
+use std::sync::Once;
+
+// CPU fallback relies on catching panics from the CUDA bindings; an abort
+// build would turn a missing driver into a dead host process.
+#[cfg(panic = "abort")]
+compile_error!("seqshim must be built with panic = \"unwind\"");
+
+thread_local! {
+    /// Depth of guarded calls on this thread, so the panic hook knows whether
+    /// a panic will be caught by us.
+    static GUARD_DEPTH: Cell<usize> = const { Cell::new(0) };
+}
+
+static HOOK: Once = Once::new();
+
+/// Installs, once, a panic hook that keeps panics we are about to catch off
+/// the host's stderr (they are logged as one `[seqshim]` line instead) and
+/// passes every other panic to the hook that was there before.
+fn install_quiet_hook() {
+    HOOK.call_once(|| {
+        let previous = std::panic::take_hook();
+        std::panic::set_hook(Box::new(move |info| {
+            if GUARD_DEPTH.with(Cell::get) > 0 {
+                crate::log_debug!("caught panic: {info}");
+            } else {
+                previous(info);
+            }
+        }));
+    });
+}
+
+/// Marks the current thread as inside a guarded call for the guard's lifetime.
+pub struct GuardScope;
+
+impl GuardScope {
+    pub fn enter() -> GuardScope {
+        install_quiet_hook();
+        GUARD_DEPTH.with(|d| d.set(d.get() + 1));
+        GuardScope
+    }
+}
+
+impl Drop for GuardScope {
+    fn drop(&mut self) {
+        GUARD_DEPTH.with(|d| d.set(d.get().saturating_sub(1)));
+    }
+}
+
+/// The text of a panic payload.
+pub fn panic_message(payload: &(dyn Any + Send)) -> String {
+    if let Some(s) = payload.downcast_ref::<&str>() {
+        (*s).to_string()
+    } else if let Some(s) = payload.downcast_ref::<String>() {
+        s.clone()
+    } else {
+        "unknown panic".to_string()
+    }
+}
+
+/// Runs `$body` with panics caught; on a panic logs one warning and
+/// evaluates to `$on_panic`.
+#[macro_export]
+#[doc(hidden)]
+macro_rules! ffi_guard {
+    ($on_panic:expr, $body:block) => {{
+        let _scope = $crate::ffi::guard::GuardScope::enter();
+        match ::std::panic::catch_unwind(::std::panic::AssertUnwindSafe(|| $body)) {
+            Ok(value) => value,
+            Err(payload) => {
+                $crate::log_warn!(
+                    "internal error contained at the C boundary: {}",
+                    $crate::ffi::guard::panic_message(&*payload)
+                );
+                $on_panic
+            }
+        }
+    }};
+}
+
+/// Views caller memory as a byte slice, rejecting a null pointer with a
+/// non-zero length. A null pointer with length zero is an empty slice.
+///
+/// # Safety
+/// When `ptr` is not null it must be valid for reads of `len` bytes for `'a`.
+pub unsafe fn bytes<'a>(ptr: *const u8, len: usize) -> Option<&'a [u8]> {
+    if ptr.is_null() {
+        return (len == 0).then_some(&[]);
+    }
+    if len > isize::MAX as usize {
+        return None;
+    }
+    // SAFETY: non-null and valid for `len` reads per this function's contract.
+    Some(unsafe { std::slice::from_raw_parts(ptr, len) })
+}
+
+/// Views caller memory as a writable byte slice, with the rules of [`bytes`].
+///
+/// # Safety
+/// When `ptr` is not null it must be valid for writes of `len` bytes for `'a`
+/// and not aliased by any other live reference.
+pub unsafe fn bytes_mut<'a>(ptr: *mut u8, len: usize) -> Option<&'a mut [u8]> {
+    if ptr.is_null() {
+        return (len == 0).then_some(&mut []);
+    }
+    if len > isize::MAX as usize {
+        return None;
+    }
+    // SAFETY: non-null, valid and unaliased for `len` writes per the contract.
+    Some(unsafe { std::slice::from_raw_parts_mut(ptr, len) })
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn guard_turns_a_panic_into_the_error_value() {
+        let value: i32 = crate::ffi_guard!(-3, {
+            if std::hint::black_box(true) {
+                panic!("boom");
+            }
+            0
+        });
+        assert_eq!(value, -3);
+    }
+
+    #[test]
+    fn guard_passes_values_through() {
+        let value: i32 = crate::ffi_guard!(-3, { 42 });
+        assert_eq!(value, 42);
+    }
+
+    #[test]
+    fn null_pointers_are_only_empty() {
+        // SAFETY: null pointers are never dereferenced by these helpers.
+        unsafe {
+            assert_eq!(super::bytes(std::ptr::null(), 0), Some(&[][..]));
+            assert_eq!(super::bytes(std::ptr::null(), 4), None);
+            assert!(super::bytes_mut(std::ptr::null_mut(), 1).is_none());
+        }
+    }
+}

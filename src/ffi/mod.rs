@@ -1,0 +1,6 @@
+//! The C boundary and nothing else: argument checks, panic containment and
+//! conversion between C memory and the families' Rust types. Every export
+//! documents its contract in a `# Safety` section.
+
+pub mod guard;
+pub mod native;

@@ -1,0 +1,11 @@
+//! seqshim: one shared library that speaks the C ABIs of genomics kernels and
+//! runs their calls on the GPU in batches when one is present, on the CPU
+//! otherwise, with identical results.
+//!
+//! Folders say what a module may touch: `engine` is the runtime every family
+//! shares and knows no family; `ffi` is the C boundary and holds no algorithm.
+
+pub mod engine;
+pub mod ffi;
+pub mod kernels;
+pub mod selftest;

@@ -1,0 +1,62 @@
+//! Compiles every kernel in `kernels/` with NVRTC for several architectures.
+//! Needs no GPU, only an NVRTC library on the loader path (`make test` gets
+//! one from PyPI). Skips, saying so, when none is found, unless
+//! `SEQSHIM_REQUIRE_NVRTC=1`.
+
+use seqshim::engine::device;
+
+fn architectures() -> Vec<(i32, i32)> {
+    std::env::var("SEQSHIM_NVRTC_ARCHS")
+        .unwrap_or_else(|_| "70,80,90".into())
+        .split(',')
+        .filter_map(|a| a.trim().parse::<i32>().ok())
+        .map(|a| (a / 10, a % 10))
+        .collect()
+}
+
+#[test]
+fn every_kernel_file_is_registered() {
+    let registered: Vec<&str> = seqshim::kernels::all().iter().map(|k| k.name).collect();
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("kernels");
+    for entry in std::fs::read_dir(dir).expect("kernels dir") {
+        let path = entry.expect("entry").path();
+        if path.extension().and_then(|e| e.to_str()) == Some("cu") {
+            let stem = path.file_stem().and_then(|s| s.to_str()).unwrap_or("");
+            assert!(
+                registered.contains(&stem),
+                "kernels/{stem}.cu is not in src/kernels.rs"
+            );
+        }
+    }
+}
+
+#[test]
+fn every_kernel_compiles_with_nvrtc() {
+    let required = std::env::var("SEQSHIM_REQUIRE_NVRTC").as_deref() == Ok("1");
+    if !device::nvrtc_present() {
+        assert!(
+            !required,
+            "SEQSHIM_REQUIRE_NVRTC=1 but no NVRTC library could be loaded"
+        );
+        eprintln!("SKIPPED: no NVRTC library on the loader path; run `make test` to fetch one");
+        return;
+    }
+    let (major, minor) = device::nvrtc_version().expect("NVRTC version");
+    if let Ok(expected) = std::env::var("SEQSHIM_EXPECT_NVRTC_MAJOR") {
+        assert_eq!(major.to_string(), expected, "loaded the wrong NVRTC series");
+    }
+    for kernel in seqshim::kernels::all() {
+        for arch in architectures() {
+            match device::compile_check(&kernel, arch) {
+                Ok(bytes) => eprintln!(
+                    "NVRTC {major}.{minor}: {}.cu for sm_{}{}: {bytes} bytes of machine code",
+                    kernel.name, arch.0, arch.1
+                ),
+                Err(e) => panic!(
+                    "{}.cu does not compile for sm_{}{}: {e}",
+                    kernel.name, arch.0, arch.1
+                ),
+            }
+        }
+    }
+}
