@@ -14,7 +14,7 @@ case "$series" in
 esac
 if ! find "$root" -name 'libnvrtc.so.*' 2>/dev/null | grep -q .; then
     mkdir -p "$root"
-    python3 -m pip install --quiet --disable-pip-version-check --no-deps \
+    python3 -m pip install --quiet --disable-pip-version-check --root-user-action=ignore --no-deps \
         --target "$root" "$pkg" >&2
 fi
 lib="$(dirname "$(find "$root" -name 'libnvrtc.so.*' | grep -v builtins | head -n1)")"
