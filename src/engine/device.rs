@@ -317,7 +317,9 @@ impl Gpu {
             stream: self.streams[lane % 2].clone(),
             device: None,
             staging: None,
+            base: 0,
             capacity: 0,
+            pending: false,
         }
     }
 }
@@ -573,12 +575,21 @@ pub fn compile_check(
 /// A device buffer and a pinned host buffer of the same size, bound to one
 /// stream. Grows (never shrinks) to the largest batch seen, so steady-state
 /// batches allocate nothing.
+///
+/// Uploads, launches and downloads are queued on the arena's stream and
+/// return at once; `staging()` and `synchronize()` wait for them. A family
+/// with two arenas (one per lane) can therefore pack the next batch on the
+/// CPU while the GPU copies and computes the current one.
 pub struct Arena {
     gpu: Arc<Gpu>,
     stream: Arc<CudaStream>,
     device: Option<CudaSlice<u8>>,
     staging: Option<PinnedHostSlice<u8>>,
+    /// Device address of `device`, cached so queued work needs no borrow.
+    base: u64,
     capacity: usize,
+    /// Work queued on the stream that may still touch either buffer.
+    pending: bool,
 }
 
 /// One kernel parameter.
@@ -604,6 +615,7 @@ impl Arena {
         if bytes <= self.capacity {
             return Ok(());
         }
+        self.synchronize()?;
         let new_capacity = bytes
             .max(self.capacity + self.capacity / 2)
             .next_multiple_of(1 << 16);
@@ -613,6 +625,7 @@ impl Arena {
             self.device = None;
             self.staging = None;
             self.capacity = 0;
+            self.base = 0;
             // SAFETY: the device buffer is written by uploads or kernels
             // before any read of the same bytes; nothing reads it uninitialised.
             let device = unsafe { self.stream.alloc::<u8>(new_capacity) }
@@ -621,31 +634,32 @@ impl Arena {
             // hands out `u8`s; every bit pattern is a valid `u8`.
             let staging = unsafe { self.gpu.ctx.alloc_pinned::<u8>(new_capacity) }
                 .map_err(|e| err(&format!("cuMemHostAlloc of {new_capacity} bytes failed"), e))?;
+            let base = {
+                use cudarc::driver::DevicePtr;
+                let (ptr, _record) = device.device_ptr(&self.stream);
+                ptr
+            };
             self.device = Some(device);
             self.staging = Some(staging);
+            self.base = base;
             self.capacity = new_capacity;
             Ok(())
         })
     }
 
     /// The pinned host buffer, `capacity()` bytes long, for packing inputs
-    /// and reading outputs.
+    /// and reading outputs. Waits for queued work first, so what it shows is
+    /// final and writing to it cannot race a copy in flight.
     pub fn staging(&mut self) -> Result<&mut [u8], DeviceError> {
+        self.synchronize()?;
         match self.staging.as_mut() {
             Some(staging) => staging.as_mut_slice().map_err(|e| err("pinned buffer", e)),
             None => Ok(&mut []),
         }
     }
 
-    fn buffers(&mut self) -> Result<(&mut CudaSlice<u8>, &mut PinnedHostSlice<u8>), DeviceError> {
-        match (self.device.as_mut(), self.staging.as_mut()) {
-            (Some(d), Some(s)) => Ok((d, s)),
-            _ => Err(DeviceError("arena used before reserve()".into())),
-        }
-    }
-
     fn check_range(&self, range: &std::ops::Range<usize>) -> Result<(), DeviceError> {
-        if range.start > range.end || range.end > self.capacity {
+        if range.start > range.end || range.end > self.capacity || self.staging.is_none() {
             return Err(DeviceError(format!(
                 "arena range {range:?} outside capacity {}",
                 self.capacity
@@ -654,37 +668,61 @@ impl Arena {
         Ok(())
     }
 
-    /// Copies `range` of the staging buffer to the same range on the device.
+    /// Pinned host memory for `range`, without waiting for queued work: only
+    /// for queuing more copies, which the stream orders after that work.
+    fn host_range(&self, range: &std::ops::Range<usize>) -> Result<(*mut u8, usize), DeviceError> {
+        self.check_range(range)?;
+        let staging = self
+            .staging
+            .as_ref()
+            .ok_or_else(|| DeviceError("arena used before reserve()".into()))?;
+        let all = staging.as_slice().map_err(|e| err("pinned buffer", e))?;
+        let part = &all[range.clone()];
+        Ok((part.as_ptr().cast_mut(), part.len()))
+    }
+
+    /// Queues a copy of `range` of the staging buffer to the same range on
+    /// the device.
     pub fn upload(&mut self, range: std::ops::Range<usize>) -> Result<(), DeviceError> {
-        self.check_range(&range)?;
-        let stream = self.stream.clone();
+        let (host, len) = self.host_range(&range)?;
+        let dst = self.base + range.start as u64;
+        let stream = self.stream.cu_stream();
         shielded("upload", || {
-            let (device, staging) = self.buffers()?;
-            let host = staging.as_slice().map_err(|e| err("pinned buffer", e))?;
-            let mut view = device.slice_mut(range.clone());
-            stream
-                .memcpy_htod(&host[range.clone()], &mut view)
-                .map_err(|e| err("host-to-device copy failed", e))
-        })
+            // SAFETY: `host..host+len` lies inside the pinned buffer and
+            // `dst..dst+len` inside the device buffer (checked by
+            // `host_range`); both live until the stream is synchronized,
+            // which `staging`, `reserve`, `synchronize` and `Drop` ensure
+            // before either can be touched or freed.
+            unsafe {
+                let src = std::slice::from_raw_parts(host.cast_const(), len);
+                cudarc::driver::result::memcpy_htod_async(dst, src, stream)
+            }
+            .map_err(|e| err("host-to-device copy failed", e))
+        })?;
+        self.pending = true;
+        Ok(())
     }
 
-    /// Copies `range` of device memory back into the staging buffer.
+    /// Queues a copy of `range` of device memory back into the staging
+    /// buffer; read it through `staging()`, which waits for it.
     pub fn download(&mut self, range: std::ops::Range<usize>) -> Result<(), DeviceError> {
-        self.check_range(&range)?;
-        let stream = self.stream.clone();
+        let (host, len) = self.host_range(&range)?;
+        let src = self.base + range.start as u64;
+        let stream = self.stream.cu_stream();
         shielded("download", || {
-            let (device, staging) = self.buffers()?;
-            let host = staging
-                .as_mut_slice()
-                .map_err(|e| err("pinned buffer", e))?;
-            let view = device.slice(range.clone());
-            stream
-                .memcpy_dtoh(&view, &mut host[range.clone()])
-                .map_err(|e| err("device-to-host copy failed", e))
-        })
+            // SAFETY: as in `upload`; the host range is not handed out to
+            // Rust code until the stream has been synchronized.
+            unsafe {
+                let dst = std::slice::from_raw_parts_mut(host, len);
+                cudarc::driver::result::memcpy_dtoh_async(dst, src, stream)
+            }
+            .map_err(|e| err("device-to-host copy failed", e))
+        })?;
+        self.pending = true;
+        Ok(())
     }
 
-    /// Launches `kernel` on this arena's stream. `Arg::Offset` parameters
+    /// Queues `kernel` on this arena's stream. `Arg::Offset` parameters
     /// become device pointers into the arena and are bounds-checked here;
     /// what the kernel does with them is the kernel's contract.
     pub fn launch(
@@ -698,29 +736,23 @@ impl Arena {
         if grid == 0 || block == 0 {
             return Err(DeviceError(format!("{}: empty launch", kernel.name)));
         }
-        let capacity = self.capacity;
-        let stream = self.stream.clone();
-        let base = match self.device.as_ref() {
-            Some(device) => {
-                use cudarc::driver::DevicePtr;
-                let (ptr, _guard) = device.device_ptr(&stream);
-                ptr
-            }
-            None => return Err(DeviceError("arena used before reserve()".into())),
-        };
-        // Materialise every parameter with a stable address for the launch.
+        if self.device.is_none() {
+            return Err(DeviceError("arena used before reserve()".into()));
+        }
+        // Materialise every pointer parameter with a stable address.
         let mut pointers: Vec<u64> = Vec::new();
         for arg in args {
             if let Arg::Offset(offset) = *arg {
-                if offset > capacity {
+                if offset > self.capacity {
                     return Err(DeviceError(format!(
                         "{}: offset {offset} outside arena",
                         kernel.name
                     )));
                 }
-                pointers.push(base + offset as u64);
+                pointers.push(self.base + offset as u64);
             }
         }
+        let stream = self.stream.clone();
         shielded("kernel launch", || {
             let mut builder = stream.launch_builder(&kernel.function);
             let mut next_pointer = pointers.iter();
@@ -756,27 +788,60 @@ impl Arena {
             // SAFETY: the argument list is built from `args`, whose order and
             // types the calling family declares to match the kernel's C
             // signature; pointer arguments are inside this arena (checked
-            // above) and the arena outlives the launch because `synchronize`
-            // is called before its buffers can be freed or reused.
+            // above) and the arena's buffers stay alive until the stream is
+            // synchronized (see `upload`).
             unsafe { builder.launch(config) }
                 .map_err(|e| err(&format!("launch of {} failed", kernel.name), e))?;
             Ok(())
-        })
+        })?;
+        self.pending = true;
+        Ok(())
     }
 
     /// Waits for everything queued on this arena's stream.
-    pub fn synchronize(&self) -> Result<(), DeviceError> {
-        shielded("stream synchronize", || {
+    pub fn synchronize(&mut self) -> Result<(), DeviceError> {
+        if !self.pending {
+            return Ok(());
+        }
+        let outcome = shielded("stream synchronize", || {
             self.stream
                 .synchronize()
                 .map_err(|e| err("kernel or copy failed", e))
-        })
+        });
+        // Even on failure nothing further will run for this work.
+        self.pending = false;
+        outcome
+    }
+}
+
+impl Drop for Arena {
+    fn drop(&mut self) {
+        // The buffers must outlive any copy or kernel still queued.
+        let _ = self.synchronize();
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// On a GPU machine: asking for more device memory than exists is an
+    /// error, not a crash, and the arena stays usable afterwards.
+    #[test]
+    fn out_of_device_memory_is_an_error() {
+        let Some(gpu) = gpus().first() else {
+            eprintln!("SKIPPED: no GPU in use ({})", crate::ffi::native::backend_report().trim());
+            return;
+        };
+        let mut arena = gpu.arena(0);
+        let too_much = gpu.info().total_memory.saturating_mul(4).max(1 << 40);
+        assert!(arena.reserve(too_much).is_err());
+        arena.reserve(1 << 20).expect("a small arena after a failed one");
+        arena.staging().expect("staging")[..4].copy_from_slice(&[1, 2, 3, 4]);
+        arena.upload(0..4).expect("upload");
+        arena.download(0..4).expect("download");
+        assert_eq!(&arena.staging().expect("staging")[..4], &[1, 2, 3, 4]);
+    }
 
     #[test]
     fn fnv1a_separates_parts() {

@@ -1,5 +1,6 @@
-//! The selftest on a GPU: pack every job's values into one arena, launch one
-//! kernel over all of them, unpack per job.
+//! The selftest on a GPU. A batch is split over two arenas on two streams:
+//! while the GPU copies and computes the first half, the CPU packs the
+//! second, which is the overlap every family's runner should have.
 
 use std::sync::Arc;
 
@@ -13,45 +14,47 @@ pub const SOURCE: KernelSource = KernelSource {
     options: &[],
 };
 
+const THREADS_PER_BLOCK: u32 = 256;
+
 pub struct SelftestRunner {
     gpu: Arc<Gpu>,
     kernel: Kernel,
-    arena: Arena,
+    lanes: [Arena; 2],
 }
 
 impl SelftestRunner {
     pub fn new(gpu: Arc<Gpu>) -> Result<Self, DeviceError> {
         let kernel = gpu.kernel(&SOURCE, "seqshim_selftest")?;
-        let arena = gpu.arena(0);
-        Ok(SelftestRunner { gpu, kernel, arena })
+        let lanes = [gpu.arena(0), gpu.arena(1)];
+        Ok(SelftestRunner { gpu, kernel, lanes })
     }
 
-    fn run(&mut self, jobs: &[SelftestJob]) -> Result<Vec<Option<Vec<u32>>>, DeviceError> {
+    /// Packs `jobs` into `arena` and queues upload, kernel and download.
+    /// Returns the number of values queued.
+    fn queue(
+        kernel: &Kernel,
+        arena: &mut Arena,
+        jobs: &[SelftestJob],
+    ) -> Result<usize, DeviceError> {
         let count: usize = jobs.iter().map(|j| j.values.len()).sum();
         if count == 0 {
-            return Ok(jobs.iter().map(|_| Some(Vec::new())).collect());
-        }
-        if count > u32::MAX as usize / 2 {
-            // Too big for one launch: the CPU takes it.
-            return Ok(jobs.iter().map(|_| None).collect());
+            return Ok(0);
         }
         let bytes = count * 4;
-        self.arena.reserve(2 * bytes)?;
-        let staging = self.arena.staging()?;
-        let mut at = 0;
-        for job in jobs {
-            for &v in &job.values {
-                staging[at..at + 4].copy_from_slice(&v.to_le_bytes());
-                at += 4;
-            }
+        arena.reserve(2 * bytes)?;
+        let staging = arena.staging()?;
+        for (slot, value) in staging[..bytes]
+            .chunks_exact_mut(4)
+            .zip(jobs.iter().flat_map(|j| j.values.iter()))
+        {
+            slot.copy_from_slice(&value.to_le_bytes());
         }
-        self.arena.upload(0..bytes)?;
-        let block = 256u32;
-        let grid = count.div_ceil(block as usize).min(65_535) as u32;
-        self.arena.launch(
-            &self.kernel,
+        arena.upload(0..bytes)?;
+        let grid = count.div_ceil(THREADS_PER_BLOCK as usize).min(65_535) as u32;
+        arena.launch(
+            kernel,
             grid,
-            block,
+            THREADS_PER_BLOCK,
             0,
             &[
                 Arg::Offset(0),
@@ -60,21 +63,42 @@ impl SelftestRunner {
                 Arg::U32(ROUNDS),
             ],
         )?;
-        self.arena.download(bytes..2 * bytes)?;
-        self.arena.synchronize()?;
-        let staging = self.arena.staging()?;
-        let mut at = bytes;
+        arena.download(bytes..2 * bytes)?;
+        Ok(count)
+    }
+
+    /// Waits for `arena` and splits its output back into per-job results.
+    fn collect(
+        arena: &mut Arena,
+        jobs: &[SelftestJob],
+        count: usize,
+    ) -> Result<Vec<Option<Vec<u32>>>, DeviceError> {
+        if count == 0 {
+            return Ok(jobs.iter().map(|_| Some(Vec::new())).collect());
+        }
+        let staging = arena.staging()?;
+        let mut words = staging[count * 4..count * 8]
+            .chunks_exact(4)
+            .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]));
         Ok(jobs
             .iter()
-            .map(|job| {
-                let out: Vec<u32> = staging[at..at + job.values.len() * 4]
-                    .chunks_exact(4)
-                    .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]))
-                    .collect();
-                at += job.values.len() * 4;
-                Some(out)
-            })
+            .map(|job| Some(words.by_ref().take(job.values.len()).collect()))
             .collect())
+    }
+
+    fn run(&mut self, jobs: &[SelftestJob]) -> Result<Vec<Option<Vec<u32>>>, DeviceError> {
+        let total: usize = jobs.iter().map(|j| j.values.len()).sum();
+        if total > u32::MAX as usize / 8 {
+            // Too big for one launch: the CPU takes it.
+            return Ok(jobs.iter().map(|_| None).collect());
+        }
+        let (first, second) = jobs.split_at(jobs.len() / 2);
+        let [lane0, lane1] = &mut self.lanes;
+        let n0 = Self::queue(&self.kernel, lane0, first)?;
+        let n1 = Self::queue(&self.kernel, lane1, second)?;
+        let mut results = Self::collect(lane0, first, n0)?;
+        results.extend(Self::collect(lane1, second, n1)?);
+        Ok(results)
     }
 }
 
