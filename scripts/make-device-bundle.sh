@@ -29,7 +29,7 @@ for line in sys.stdin:
         print(m["target"]["name"], m["executable"])
 ' | while read -r name exe; do
     case "$name" in
-        seqshim|kernels_compile) strip -o "$out/bin/test-$name" "$exe" ;;
+        seqshim|kernels_compile|abea_gpu) strip -o "$out/bin/test-$name" "$exe" ;;
     esac
 done
 
@@ -41,6 +41,9 @@ if [ -d ../shared/data ]; then
 else
     echo "note: ../shared/data not found; the bundle carries no fixtures"
 fi
+# Each family's GPU checks, sourced by run.sh.
+mkdir -p "$out/checks"
+cp scripts/device-checks/*.sh "$out/checks/"
 cp scripts/device-run.sh "$out/run.sh"
 chmod +x "$out/run.sh"
 du -sh "$out"

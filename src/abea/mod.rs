@@ -295,7 +295,9 @@ pub enum Route {
 /// same operands as f5c, so borderline reads go the same way.
 pub fn route(sequence_len: usize, n_events: usize, mean_len: f32, options: &BatchOptions) -> Route {
     let epk = n_events as f32 / sequence_len as f32;
-    if n_events == 0 || !(epk < options.skip_epk) {
+    // f5c aligns only when `epk < skip_epk`, so a NaN ratio is skipped too.
+    let below_skip = epk < options.skip_epk;
+    if n_events == 0 || !below_skip {
         return Route::Skip;
     }
     if !options.force_cpu
