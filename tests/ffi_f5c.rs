@@ -200,3 +200,68 @@ fn fixture_pairs_batch_and_threads() {
 fn fixture_pairs_batch_and_threads_with_sanitizers() {
     check_fixture(true, 4);
 }
+
+/// The glue in integrations/f5c/ compiled as f5c compiles its sources
+/// (C++) defines f5c's mangled names; compiled as C, the plain names, which
+/// a C caller reaches and which forward to seqshim.
+#[test]
+fn f5c_glue_defines_f5c_symbols() {
+    let glue = repo().join("integrations/f5c/seqshim_f5c_glue.c");
+    let target = env!("SEQSHIM_BUILD_TARGET");
+    let cxx = cc::Build::new()
+        .cpp(true)
+        .cargo_metadata(false)
+        .cargo_warnings(false)
+        .emit_rerun_if_env_changed(false)
+        .target(target)
+        .host(target)
+        .opt_level(1)
+        .get_compiler();
+    let object = work_dir().join("seqshim_f5c_glue_cxx.o");
+    let status = std::process::Command::new(cxx.path())
+        .args([
+            "-x",
+            "c++",
+            "-std=c++11",
+            "-Wall",
+            "-Wextra",
+            "-Werror",
+            "-c",
+        ])
+        .arg(format!("-I{}", repo().join("include").display()))
+        .arg(&glue)
+        .arg("-o")
+        .arg(&object)
+        .status()
+        .expect("run the C++ compiler");
+    assert!(status.success(), "the glue does not compile as C++");
+    let nm = std::process::Command::new("nm")
+        .arg(&object)
+        .output()
+        .expect("run nm");
+    let symbols = String::from_utf8_lossy(&nm.stdout);
+    for name in [
+        "_Z5alignP11AlignedPairPci11event_tableP7model_tj10scalings_tf",
+        "_Z27estimate_scalings_using_momPciP7model_tj11event_table",
+    ] {
+        assert!(
+            symbols.contains(&format!(" T {name}")),
+            "{name} missing:\n{symbols}"
+        );
+    }
+
+    let lib_flag = format!("-L{}", library_dir().display());
+    let exe = compile_c(
+        "f5c_glue_driver",
+        &[glue, repo().join("ffi-tests/f5c/glue_driver.c")],
+        STRICT_C,
+        &[&lib_flag, "-lseqshim", "-lm"],
+    );
+    let lib = lib_path_env(&library_dir());
+    let output = run(&exe, &[("LD_LIBRARY_PATH", lib.as_str())]);
+    assert_output(
+        "glue driver",
+        &output,
+        "glue: f5c names forward to seqshim\n",
+    );
+}
