@@ -74,7 +74,6 @@ pub struct AbeaRunner {
     gpu: Arc<Gpu>,
     kernel: Kernel,
     arena: Arena,
-    ranks: Vec<u32>,
     launches: u64,
 }
 
@@ -105,7 +104,6 @@ impl AbeaRunner {
             gpu,
             kernel,
             arena,
-            ranks: Vec::new(),
             launches: 0,
         })
     }
@@ -168,7 +166,7 @@ impl AbeaRunner {
         chunk: &[(usize, Shape)],
         results: &mut [Option<Vec<AlignedPair>>],
     ) -> Result<(), DeviceError> {
-        let layout = Layout::new(jobs, chunk, &mut self.ranks);
+        let layout = Layout::new(jobs, chunk);
         if layout.outputs_end > self.arena.capacity() {
             return Err(DeviceError(format!(
                 "ABEA chunk of {} bytes exceeds the arena",
@@ -203,24 +201,35 @@ struct Layout {
 }
 
 impl Layout {
-    fn new(jobs: &[AlignJob], chunk: &[(usize, Shape)], ranks: &mut Vec<u32>) -> Layout {
+    fn new(jobs: &[AlignJob], chunk: &[(usize, Shape)]) -> Layout {
+        // The emission parameters are the host's share of the packing; the
+        // CPU pool computes them for all reads at once.
+        let emissions: Vec<Vec<KmerEmission>> = crate::engine::cpu::install(|| {
+            use rayon::prelude::*;
+            chunk
+                .par_iter()
+                .map_init(Vec::new, |ranks, &(job, _)| {
+                    let j = &jobs[job];
+                    let mut out = Vec::new();
+                    cpu::fill_kmer_emission(
+                        &j.sequence,
+                        &j.models,
+                        j.kmer_size,
+                        &j.scaling,
+                        ranks,
+                        &mut out,
+                    );
+                    out
+                })
+                .collect()
+        });
         let mut placed = Vec::with_capacity(chunk.len());
         let mut at = align16(DESC_BYTES * chunk.len());
-        for &(job, shape) in chunk {
+        for (&(job, shape), kmer_emission) in chunk.iter().zip(emissions) {
             let n_events = jobs[job].means.len();
             let means = at;
             let kmers = means + align16(4 * n_events);
             at = kmers + align16(12 * shape.n_kmers);
-            let mut kmer_emission = Vec::new();
-            let j = &jobs[job];
-            cpu::fill_kmer_emission(
-                &j.sequence,
-                &j.models,
-                j.kmer_size,
-                &j.scaling,
-                ranks,
-                &mut kmer_emission,
-            );
             placed.push(Placed {
                 job,
                 shape,
@@ -280,45 +289,49 @@ impl Layout {
     }
 
     /// Reads the kernel's outputs and finishes each read with the CPU path's
-    /// end-cell search, backtrack and QC.
+    /// end-cell search, backtrack and QC, reads in parallel on the CPU pool.
     fn unpack(&self, staging: &[u8], jobs: &[AlignJob], results: &mut [Option<Vec<AlignedPair>>]) {
-        let mut ll_event = Vec::new();
-        let mut last_col = Vec::new();
-        for p in &self.placed {
-            let job = &jobs[p.job];
-            let n_bands = p.shape.n_bands;
-            ll_event.clear();
-            ll_event.extend(
-                staging[p.ll_event..p.ll_event + 4 * n_bands]
-                    .chunks_exact(4)
-                    .map(|c| i32::from_le_bytes([c[0], c[1], c[2], c[3]])),
-            );
-            last_col.clear();
-            last_col.extend(
-                staging[p.last_col..p.last_col + 4 * p.n_events]
-                    .chunks_exact(4)
-                    .map(|c| f32::from_le_bytes([c[0], c[1], c[2], c[3]])),
-            );
-            let trace = &staging[p.trace..p.trace + ALN_BANDWIDTH * n_bands];
-            let mut pairs = Vec::new();
-            let passed = cpu::backtrack(
-                &Traceback {
-                    n_events: p.n_events,
-                    n_kmers: p.shape.n_kmers,
-                    lp_trim: p.penalties.lp_trim,
-                    trace,
-                    ll_event: &ll_event,
-                    kmer_emission: &p.kmer_emission,
-                },
-                |e| job.means[e],
-                |e, _, _| last_col[e],
-                &mut pairs,
-            );
-            if !passed {
-                pairs.clear();
-            }
-            results[p.job] = Some(pairs);
+        let finished: Vec<(usize, Vec<AlignedPair>)> = crate::engine::cpu::install(|| {
+            use rayon::prelude::*;
+            self.placed
+                .par_iter()
+                .map(|p| (p.job, Self::finish(staging, &jobs[p.job], p)))
+                .collect()
+        });
+        for (job, pairs) in finished {
+            results[job] = Some(pairs);
         }
+    }
+
+    fn finish(staging: &[u8], job: &AlignJob, p: &Placed) -> Vec<AlignedPair> {
+        let n_bands = p.shape.n_bands;
+        let ll_event: Vec<i32> = staging[p.ll_event..p.ll_event + 4 * n_bands]
+            .chunks_exact(4)
+            .map(|c| i32::from_le_bytes([c[0], c[1], c[2], c[3]]))
+            .collect();
+        let last_col = &staging[p.last_col..p.last_col + 4 * p.n_events];
+        let trace = &staging[p.trace..p.trace + ALN_BANDWIDTH * n_bands];
+        let mut pairs = Vec::new();
+        let passed = cpu::backtrack(
+            &Traceback {
+                n_events: p.n_events,
+                n_kmers: p.shape.n_kmers,
+                lp_trim: p.penalties.lp_trim,
+                trace,
+                ll_event: &ll_event,
+                kmer_emission: &p.kmer_emission,
+            },
+            |e| job.means[e],
+            |e, _, _| {
+                let c = &last_col[4 * e..4 * e + 4];
+                f32::from_le_bytes([c[0], c[1], c[2], c[3]])
+            },
+            &mut pairs,
+        );
+        if !passed {
+            pairs.clear();
+        }
+        pairs
     }
 }
 
@@ -571,7 +584,7 @@ mod tests {
                     .map(|s| (i, s))
             })
             .collect();
-        let layout = Layout::new(&jobs, &chunk, &mut Vec::new());
+        let layout = Layout::new(&jobs, &chunk);
         // Stale bytes must not matter: the kernel writes every output byte
         // the host reads.
         let mut buf = vec![0xa5u8; layout.outputs_end];
