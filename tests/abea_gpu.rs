@@ -297,3 +297,55 @@ fn batch_entry_on_the_gpu() {
     assert_eq!(differ, 0);
     assert!(after.batches > before.batches, "nothing ran on the GPU");
 }
+
+/// f5c's own use: many worker threads each calling `align()` for one read at
+/// a time. Concurrent calls must share GPU batches and each caller must get
+/// its own read's pairs, equal to f5c's.
+#[test]
+fn concurrent_per_read_calls_share_gpu_batches() {
+    if runner().is_none() {
+        return;
+    }
+    let Some(dir) = abea_support::fixture_dir() else {
+        return;
+    };
+    let fx = abea_support::load(&dir);
+    let before = abea::scheduler().stats();
+    let threads = 16;
+    let differ = std::sync::atomic::AtomicUsize::new(0);
+    std::thread::scope(|scope| {
+        for t in 0..threads {
+            let fx = &fx;
+            let differ = &differ;
+            scope.spawn(move || {
+                for i in 0..fx.records.len() {
+                    let r = &fx.records[(i + 7 * t) % fx.records.len()];
+                    let mut out = vec![AlignedPair::default(); r.events.len() + r.sequence.len()];
+                    let n = abea::align_call(
+                        &mut out,
+                        &r.sequence,
+                        &r.events,
+                        &fx.models,
+                        6,
+                        r.scaling,
+                    );
+                    if out[..n] != r.expected[..] {
+                        differ.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                    }
+                }
+            });
+        }
+    });
+    let after = abea::scheduler().stats();
+    let differ = differ.into_inner();
+    eprintln!(
+        "abea per-read calls: {threads} threads x {} reads, {differ} differ from f5c, {} on the GPU in {} batches (largest {}), {} on callers' threads",
+        fx.records.len(),
+        after.batched_jobs - before.batched_jobs,
+        after.batches - before.batches,
+        after.largest_batch,
+        after.inline_jobs - before.inline_jobs
+    );
+    assert_eq!(differ, 0);
+    assert!(after.batches > before.batches, "no call reached the GPU");
+}

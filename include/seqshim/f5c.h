@@ -91,7 +91,11 @@ typedef struct {
  * Where f5c would crash, this returns 0 and writes nothing: null `out_2`,
  * `sequence` or `models`, negative `sequence_len`, null `events.event` with
  * `events.n > 0`, `kmer_size` outside 1..9, fewer bases than `kmer_size`,
- * no events. */
+ * no events. Also 0 when SEQSHIM_STRICT=1 forbids the CPU rerun of a read
+ * the GPU could not align (a test setting; a [seqshim] line says so).
+ *
+ * Safe to call from many threads at once; with a GPU in use, concurrent
+ * calls are aligned together in GPU batches. */
 int32_t seqshim_f5c_align(AlignedPair* out_2, char* sequence, int32_t sequence_len,
                           event_table events, model_t* models, uint32_t kmer_size,
                           scalings_t scaling, float sample_rate);

@@ -36,3 +36,10 @@ if [ -x "$here/bin/seqshim-abea-demo" ] && [ -d "$here/data/abea/ecoli_2kb_r94" 
     grep -hE "^(seqshim_|  identical)" "$(log_of "abea: C demo on the GPU (per-read and batch entries) equals f5c")" \
         | sed 's/^/      /'
 fi
+if [ -x "$abea_bin" ]; then
+    check "abea: concurrent per-read calls share GPU batches and equal f5c" \
+        "abea per-read calls: [0-9]+ threads x [1-9][0-9]* reads, 0 differ from f5c, [1-9][0-9]* on the GPU" \
+        abea concurrent_per_read_calls_share_gpu_batches
+    grep -h "^abea per-read" "$(log_of "abea: concurrent per-read calls share GPU batches and equal f5c")" \
+        | sed 's/^/      /'
+fi

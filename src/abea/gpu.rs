@@ -36,6 +36,12 @@ const MAX_ARENA: usize = 1 << 30;
 /// Share of free device memory the arena may take (f5c's default 0.9).
 const MEM_FRAC: f64 = 0.9;
 
+/// Whether a read is one the GPU path takes at all: inputs the CPU path
+/// accepts, and small enough for the largest arena.
+pub fn fits_a_device(job: &AlignJob) -> bool {
+    AbeaRunner::bytes_for(job).is_some_and(|bytes| bytes <= MAX_ARENA / 2)
+}
+
 fn align16(n: usize) -> usize {
     n.next_multiple_of(16)
 }

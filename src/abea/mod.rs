@@ -351,22 +351,18 @@ pub fn align_batch(
             results[index] = Some(Ok(Vec::new()));
             continue;
         }
-        let gpu = to == Route::Gpu
-            && cpu::Shape::new(
-                read.sequence.len(),
-                read.means.len(),
-                models.len(),
-                kmer_size,
-            )
-            .is_some();
-        jobs.push(AlignJob {
+        let mut job = AlignJob {
             sequence: read.sequence,
             means: read.means,
             models: models.clone(),
             kmer_size,
             scaling: read.scaling,
-            gpu,
-        });
+            gpu: false,
+        };
+        // Like f5c, a read too large for the device memory goes to the CPU
+        // list up front rather than failing on the device.
+        job.gpu = to == Route::Gpu && gpu::fits_a_device(&job);
+        jobs.push(job);
         slots.push(index);
     }
     for (index, result) in slots.into_iter().zip(scheduler().run_all(jobs)) {
@@ -421,16 +417,15 @@ pub fn align_call(
     }
     let defaults = BatchOptions::default();
     let epk = events.len() as f32 / sequence.len() as f32;
-    let gpu = epk < defaults.max_epk
-        && cpu::Shape::new(sequence.len(), events.len(), models.len(), kmer_size).is_some();
-    let job = AlignJob {
+    let mut job = AlignJob {
         sequence: sequence.to_vec(),
         means: events.iter().map(|e| e.mean).collect(),
         models: shared_models(models),
         kmer_size,
         scaling,
-        gpu,
+        gpu: false,
     };
+    job.gpu = epk < defaults.max_epk && gpu::fits_a_device(&job);
     match scheduler.submit(job) {
         Ok(pairs) => match out.get_mut(..pairs.len()) {
             Some(dst) => {
