@@ -494,3 +494,31 @@ pub(crate) fn backtrack(
     let spanned = first.ref_pos == 0 && last.ref_pos == (n_kmers - 1) as i32;
     !(avg_log_emission < MIN_AVERAGE_LOG_EMISSION || !spanned || max_gap > MAX_GAP_THRESHOLD)
 }
+
+#[cfg(test)]
+impl Aligner {
+    /// What the fill left for the read aligned last: every trace byte, every
+    /// band's lower-left event and the last k-mer column's scores (`None`
+    /// outside the band), for comparing other fills bit for bit.
+    pub(crate) fn fill_outputs(
+        &self,
+        n_events: usize,
+        n_kmers: usize,
+    ) -> (Vec<u8>, Vec<i32>, Vec<Option<f32>>) {
+        let n_bands = n_events + n_kmers + 2;
+        let last = (0..n_events)
+            .map(|e| {
+                let b = e + n_kmers + 1;
+                let o = i64::from(self.ll_event[b]) - e as i64;
+                (0..BW)
+                    .contains(&o)
+                    .then(|| self.bands[b * STRIDE + 1 + o as usize])
+            })
+            .collect();
+        (
+            self.trace[..n_bands * ALN_BANDWIDTH].to_vec(),
+            self.ll_event[..n_bands].to_vec(),
+            last,
+        )
+    }
+}
