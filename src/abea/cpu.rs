@@ -84,6 +84,18 @@ impl Aligner {
         *self = Self::default();
     }
 
+    /// Bytes the workspace holds on to between reads.
+    pub fn footprint(&self) -> usize {
+        4 * (self.kmer_ranks.capacity()
+            + self.rev_means.capacity()
+            + self.bands.capacity()
+            + self.ll_event.capacity()
+            + self.ll_kmer.capacity())
+            + self.trace.capacity()
+            + std::mem::size_of::<KmerEmission>() * self.kmer_emission.capacity()
+            + std::mem::size_of::<AlignedPair>() * self.pairs.capacity()
+    }
+
     /// Band cells (`n_bands × ALN_BANDWIDTH`) f5c allocates for a read; the
     /// unit of the performance figures.
     pub fn band_cells(sequence_len: usize, n_events: usize, kmer_size: u32) -> usize {

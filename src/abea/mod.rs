@@ -81,6 +81,22 @@ thread_local! {
     static WORKSPACE: RefCell<Aligner> = RefCell::new(Aligner::new());
 }
 
+/// A workspace larger than this after a read is released: the host's threads
+/// keep their workspace for their whole life, and one very long read (about
+/// 150 MB of bands per 100 kb) should not pin that memory in every thread.
+const WORKSPACE_KEEP_BYTES: usize = 256 << 20;
+
+fn with_workspace<R>(f: impl FnOnce(&mut Aligner) -> R) -> R {
+    WORKSPACE.with(|w| {
+        let mut aligner = w.borrow_mut();
+        let result = f(&mut aligner);
+        if aligner.footprint() > WORKSPACE_KEEP_BYTES {
+            aligner.shrink();
+        }
+        result
+    })
+}
+
 /// Aligns `events` to the k-mers of `sequence` (the basecalled read) and
 /// returns the pairs in ascending order, or an empty vector when the read
 /// fails f5c's QC (f5c returns 0 then). See [`Aligner::align`] for the inputs
@@ -93,9 +109,8 @@ pub fn align(
     scaling: Scalings,
     sample_rate: f32,
 ) -> Vec<AlignedPair> {
-    WORKSPACE.with(|w| {
-        w.borrow_mut()
-            .align(sequence, events, models, kmer_size, scaling, sample_rate)
+    with_workspace(|w| {
+        w.align(sequence, events, models, kmer_size, scaling, sample_rate)
             .to_vec()
     })
 }
@@ -114,8 +129,8 @@ pub fn align_into(
     scaling: Scalings,
     sample_rate: f32,
 ) -> usize {
-    WORKSPACE.with(|w| {
-        w.borrow_mut().align_into(
+    with_workspace(|w| {
+        w.align_into(
             out,
             sequence,
             events,
@@ -135,9 +150,8 @@ pub fn align_means(
     kmer_size: u32,
     scaling: Scalings,
 ) -> Vec<AlignedPair> {
-    WORKSPACE.with(|w| {
-        w.borrow_mut()
-            .align_means(sequence, means, models, kmer_size, scaling)
+    with_workspace(|w| {
+        w.align_means(sequence, means, models, kmer_size, scaling)
             .to_vec()
     })
 }
