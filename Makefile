@@ -11,6 +11,8 @@ CBINDGEN_VERSION := 0.29.4
 CBINDGEN := .tools/bin/cbindgen
 BUILD := build
 RELEASE_LIB := target/release/libseqshim.so
+DATA_DIR ?= ../shared/data
+ABEA_FIXTURE := $(DATA_DIR)/abea/ecoli_2kb_r94
 
 .PHONY: demo test deps build header check-header cbindgen lint unit-tests nvrtc-check \
         consumers install device-bundle clean
@@ -28,8 +30,17 @@ demo: build
 	@ln -sf libseqshim.so.0 $(BUILD)/demo/libseqshim.so
 	$(CC) -O2 -Wall -Wextra -Werror -Iinclude -o $(BUILD)/demo/seqshim-demo integrations/demo/demo.c \
 	    -L$(BUILD)/demo -lseqshim -Wl,-rpath,'$$ORIGIN'
+	$(CC) -O2 -Wall -Wextra -Werror -Iinclude -o $(BUILD)/demo/seqshim-abea-demo integrations/demo/abea_demo.c \
+	    -L$(BUILD)/demo -lseqshim -lm -Wl,-rpath,'$$ORIGIN'
 	@echo
 	$(BUILD)/demo/seqshim-demo
+	@echo
+	@if [ -d "$(ABEA_FIXTURE)" ]; then \
+	    $(BUILD)/demo/seqshim-abea-demo "$(ABEA_FIXTURE)"; \
+	else \
+	    echo "(no ABEA fixture at $(ABEA_FIXTURE): synthetic reads)"; \
+	    $(BUILD)/demo/seqshim-abea-demo; \
+	fi
 
 ## ---------------------------------------------------------------- test
 test: deps lint unit-tests check-header nvrtc-check consumers

@@ -13,6 +13,8 @@ strip -o "$out/lib/libseqshim.so.0" target/release/libseqshim.so
 
 cc -O2 -Wall -Wextra -Werror -Iinclude -o "$out/bin/seqshim-demo" integrations/demo/demo.c \
     -L"$out/lib" -l:libseqshim.so.0 -Wl,-rpath,'$ORIGIN/../lib'
+cc -O2 -Wall -Wextra -Werror -Iinclude -o "$out/bin/seqshim-abea-demo" integrations/demo/abea_demo.c \
+    -L"$out/lib" -l:libseqshim.so.0 -lm -Wl,-rpath,'$ORIGIN/../lib'
 cc -O1 -Wall -Wextra -Werror -Iinclude -DLOAD_LINKED -o "$out/bin/native_api" \
     ffi-tests/native/native_api.c -L"$out/lib" -l:libseqshim.so.0 -Wl,-rpath,'$ORIGIN/../lib'
 
@@ -29,7 +31,7 @@ for line in sys.stdin:
         print(m["target"]["name"], m["executable"])
 ' | while read -r name exe; do
     case "$name" in
-        seqshim|kernels_compile) strip -o "$out/bin/test-$name" "$exe" ;;
+        seqshim|kernels_compile|abea_gpu) strip -o "$out/bin/test-$name" "$exe" ;;
     esac
 done
 
@@ -41,6 +43,9 @@ if [ -d ../shared/data ]; then
 else
     echo "note: ../shared/data not found; the bundle carries no fixtures"
 fi
+# Each family's GPU checks, sourced by run.sh.
+mkdir -p "$out/checks"
+cp scripts/device-checks/*.sh "$out/checks/"
 cp scripts/device-run.sh "$out/run.sh"
 chmod +x "$out/run.sh"
 du -sh "$out"

@@ -5,5 +5,5 @@
 use crate::engine::device::KernelSource;
 
 pub fn all() -> Vec<KernelSource> {
-    vec![crate::selftest::KERNEL]
+    vec![crate::selftest::KERNEL, crate::abea::KERNEL]
 }

@@ -5,6 +5,7 @@
 //! Folders say what a module may touch: `engine` is the runtime every family
 //! shares and knows no family; `ffi` is the C boundary and holds no algorithm.
 
+pub mod abea;
 pub mod engine;
 pub mod ffi;
 pub mod kernels;

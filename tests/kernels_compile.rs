@@ -60,3 +60,42 @@ fn every_kernel_compiles_with_nvrtc() {
         }
     }
 }
+
+/// Kernels that must match the CPU bit for bit are compiled with
+/// `--fmad=false`; their PTX must then hold no fused multiply-add, which
+/// would round once where the CPU rounds twice.
+#[test]
+fn exact_kernels_contain_no_fused_multiply_add() {
+    if !device::nvrtc_present() {
+        eprintln!("SKIPPED: no NVRTC library on the loader path");
+        return;
+    }
+    for kernel in seqshim::kernels::all() {
+        if !kernel.options.contains(&"--fmad=false") {
+            continue;
+        }
+        // The oldest architecture this NVRTC series is asked to support.
+        let (major, minor) = architectures().first().copied().unwrap_or((7, 5));
+        let mut options = vec![
+            format!("--gpu-architecture=compute_{major}{minor}"),
+            "--std=c++17".to_string(),
+            "-default-device".to_string(),
+        ];
+        options.extend(kernel.options.iter().map(|o| o.to_string()));
+        let ptx = device::compile(kernel.name, kernel.code, &options, false)
+            .unwrap_or_else(|e| panic!("{}.cu: {e}", kernel.name));
+        let ptx = String::from_utf8_lossy(&ptx);
+        let fused: Vec<&str> = ptx.lines().filter(|l| l.contains("fma.")).collect();
+        assert!(
+            fused.is_empty(),
+            "{}.cu has fused multiply-adds: {fused:?}",
+            kernel.name
+        );
+        assert!(
+            ptx.contains(".entry"),
+            "{}.cu: no kernel in the PTX",
+            kernel.name
+        );
+        eprintln!("{}.cu: PTX has no fma", kernel.name);
+    }
+}

@@ -1,0 +1,877 @@
+//! ABEA on a GPU, in two kernels from `kernels/abea.cu`: the band fill (one
+//! block per read, one thread per band offset) and the end-cell search,
+//! backtrack and QC (one thread per read). Both follow `cpu.rs` operation for
+//! operation, so the pairs are the CPU path's. Only the pairs come back to
+//! the host; the bands' trace bytes stay on the device.
+//!
+//! Device memory is one arena reserved once when the runner starts (f5c's
+//! lesson: per-batch allocation can cost more than the kernels). A batch
+//! larger than the arena runs as several launches; a read that alone does not
+//! fit goes back to the CPU.
+
+use std::sync::Arc;
+
+use super::cpu::{self, Penalties, Shape};
+use super::emission::KmerEmission;
+use super::{ALN_BANDWIDTH, AlignJob, AlignedPair};
+use crate::engine::device::{Arena, Arg, DeviceError, Gpu, Kernel, KernelSource};
+use crate::engine::scheduler::BatchRunner;
+
+pub const SOURCE: KernelSource = KernelSource {
+    name: "abea",
+    code: include_str!("../../kernels/abea.cu"),
+    options: &[
+        "--fmad=false",
+        "--ftz=false",
+        "--prec-div=true",
+        "--prec-sqrt=true",
+    ],
+};
+
+/// Bytes of `AbeaRead` in kernels/abea.cu.
+const DESC_BYTES: usize = 96;
+/// Threads per block of the fill: the 100 band offsets in whole warps.
+const FILL_BLOCK: u32 = 128;
+/// Threads per block of the backtrack, one read each.
+const BACKTRACK_BLOCK: u32 = 64;
+/// Largest arena, so that the pinned host twin stays modest; about 10 M
+/// read bases at f5c's typical 2 events per base.
+const MAX_ARENA: usize = 1 << 30;
+/// Share of free device memory the arena may take (f5c's default 0.9).
+const MEM_FRAC: f64 = 0.9;
+
+/// Whether a read is one the GPU path takes at all: inputs the CPU path
+/// accepts, and small enough for the largest arena.
+pub fn fits_a_device(job: &AlignJob) -> bool {
+    AbeaRunner::bytes_for(job).is_some_and(|bytes| bytes <= MAX_ARENA / 2)
+}
+
+fn align16(n: usize) -> usize {
+    n.next_multiple_of(16)
+}
+
+/// Where one read's arrays sit in the arena.
+struct Placed {
+    job: usize,
+    shape: Shape,
+    n_events: usize,
+    penalties: Penalties,
+    kmer_emission: Vec<KmerEmission>,
+    // Inputs (uploaded).
+    means: usize,
+    kmers: usize,
+    // Results (downloaded).
+    status: usize,
+    pairs: usize,
+    // Working arrays (device only).
+    ll_event: usize,
+    last_col: usize,
+    trace: usize,
+}
+
+impl Placed {
+    /// Most pairs a backtrack can emit: each step leaves an event or a k-mer.
+    fn max_pairs(n_events: usize, n_kmers: usize) -> usize {
+        n_events + n_kmers
+    }
+
+    fn input_bytes(n_events: usize, n_kmers: usize) -> usize {
+        align16(4 * n_events) + align16(12 * n_kmers)
+    }
+
+    fn result_bytes(n_events: usize, n_kmers: usize) -> usize {
+        16 + align16(8 * Self::max_pairs(n_events, n_kmers))
+    }
+
+    fn work_bytes(n_events: usize, n_bands: usize) -> usize {
+        align16(4 * n_bands) + align16(4 * n_events) + align16(ALN_BANDWIDTH * n_bands)
+    }
+
+    fn total_bytes(n_events: usize, shape: &Shape) -> usize {
+        DESC_BYTES
+            + Self::input_bytes(n_events, shape.n_kmers)
+            + Self::result_bytes(n_events, shape.n_kmers)
+            + Self::work_bytes(n_events, shape.n_bands)
+    }
+}
+
+pub struct AbeaRunner {
+    gpu: Arc<Gpu>,
+    fill: Kernel,
+    backtrack: Kernel,
+    arena: Arena,
+    launches: u64,
+}
+
+impl AbeaRunner {
+    /// Compiles (or loads from the cache) the kernels and reserves the arena.
+    pub fn new(gpu: Arc<Gpu>) -> Result<Self, DeviceError> {
+        let fill = gpu.kernel(&SOURCE, "seqshim_abea_fill")?;
+        let backtrack = gpu.kernel(&SOURCE, "seqshim_abea_backtrack")?;
+        let mut arena = gpu.arena(0);
+        let free = gpu.memory().map(|(free, _)| free).unwrap_or(0);
+        let mut bytes = ((free as f64 * MEM_FRAC) as usize).min(MAX_ARENA);
+        // A busy device may refuse the first size; settle for less.
+        loop {
+            match arena.reserve(bytes) {
+                Ok(()) => break,
+                Err(e) if bytes > 64 << 20 => {
+                    crate::log_debug!("ABEA arena of {bytes} bytes refused ({e}); halving");
+                    bytes /= 2;
+                }
+                Err(e) => return Err(e),
+            }
+        }
+        crate::log_info!(
+            "ABEA: GPU {} arena of {} MiB",
+            gpu.info().ordinal,
+            arena.capacity() >> 20
+        );
+        Ok(AbeaRunner {
+            gpu,
+            fill,
+            backtrack,
+            arena,
+            launches: 0,
+        })
+    }
+
+    /// Kernel launches so far (a batch larger than the arena takes several).
+    pub fn launches(&self) -> u64 {
+        self.launches
+    }
+
+    /// Bytes a read needs in the arena, or `None` for inputs the CPU path
+    /// refuses (those go back to the CPU, which returns 0 for them).
+    pub fn bytes_for(job: &AlignJob) -> Option<usize> {
+        let shape = Shape::new(
+            job.sequence.len(),
+            job.means.len(),
+            job.models.len(),
+            job.kmer_size,
+        )?;
+        Some(Placed::total_bytes(job.means.len(), &shape))
+    }
+
+    fn run(&mut self, jobs: &[AlignJob]) -> Result<Vec<Option<Vec<AlignedPair>>>, DeviceError> {
+        let capacity = self.arena.capacity();
+        let mut results: Vec<Option<Vec<AlignedPair>>> = jobs.iter().map(|_| None).collect();
+        let mut chunk: Vec<(usize, Shape)> = Vec::new();
+        let mut chunk_bytes = 0;
+        for (index, job) in jobs.iter().enumerate() {
+            let Some(bytes) = Self::bytes_for(job) else {
+                continue;
+            };
+            if bytes > capacity {
+                continue;
+            }
+            if chunk_bytes + bytes > capacity {
+                self.run_chunk(jobs, &chunk, &mut results)?;
+                chunk.clear();
+                chunk_bytes = 0;
+            }
+            let shape = Shape::new(
+                job.sequence.len(),
+                job.means.len(),
+                job.models.len(),
+                job.kmer_size,
+            );
+            if let Some(shape) = shape {
+                chunk.push((index, shape));
+                chunk_bytes += bytes;
+            }
+        }
+        if !chunk.is_empty() {
+            self.run_chunk(jobs, &chunk, &mut results)?;
+        }
+        Ok(results)
+    }
+
+    /// Packs, launches and unpacks reads that fit in the arena together.
+    fn run_chunk(
+        &mut self,
+        jobs: &[AlignJob],
+        chunk: &[(usize, Shape)],
+        results: &mut [Option<Vec<AlignedPair>>],
+    ) -> Result<(), DeviceError> {
+        let layout = Layout::new(jobs, chunk);
+        if layout.end > self.arena.capacity() {
+            return Err(DeviceError(format!(
+                "ABEA chunk of {} bytes exceeds the arena",
+                layout.end
+            )));
+        }
+        layout.pack(self.arena.staging()?, jobs);
+        self.arena.upload(0..layout.inputs_end)?;
+        let reads = u32::try_from(layout.placed.len())
+            .map_err(|_| DeviceError("too many reads for one launch".into()))?;
+        self.arena.launch(
+            &self.fill,
+            reads,
+            FILL_BLOCK,
+            0,
+            &[Arg::Offset(0), Arg::U32(reads)],
+        )?;
+        self.arena.launch(
+            &self.backtrack,
+            reads.div_ceil(BACKTRACK_BLOCK),
+            BACKTRACK_BLOCK,
+            0,
+            &[Arg::Offset(0), Arg::U32(reads)],
+        )?;
+        self.launches += 1;
+        self.arena.download(layout.inputs_end..layout.results_end)?;
+        self.arena.synchronize()?;
+        layout.unpack(self.arena.staging()?, results);
+        Ok(())
+    }
+}
+
+/// The arena image of one launch: descriptors, every read's inputs, every
+/// read's results, then the device-only working arrays, so that one upload
+/// and one download cover what crosses the bus.
+struct Layout {
+    placed: Vec<Placed>,
+    inputs_end: usize,
+    results_end: usize,
+    end: usize,
+}
+
+impl Layout {
+    fn new(jobs: &[AlignJob], chunk: &[(usize, Shape)]) -> Layout {
+        // The emission parameters are the host's share of the packing; the
+        // CPU pool computes them for all reads at once.
+        let emissions: Vec<Vec<KmerEmission>> = crate::engine::cpu::install(|| {
+            use rayon::prelude::*;
+            chunk
+                .par_iter()
+                .map_init(Vec::new, |ranks, &(job, _)| {
+                    let j = &jobs[job];
+                    let mut out = Vec::new();
+                    cpu::fill_kmer_emission(
+                        &j.sequence,
+                        &j.models,
+                        j.kmer_size,
+                        &j.scaling,
+                        ranks,
+                        &mut out,
+                    );
+                    out
+                })
+                .collect()
+        });
+        let mut placed = Vec::with_capacity(chunk.len());
+        let mut at = align16(DESC_BYTES * chunk.len());
+        for (&(job, shape), kmer_emission) in chunk.iter().zip(emissions) {
+            let n_events = jobs[job].means.len();
+            let means = at;
+            let kmers = means + align16(4 * n_events);
+            at = kmers + align16(12 * shape.n_kmers);
+            placed.push(Placed {
+                job,
+                shape,
+                n_events,
+                penalties: Penalties::new(n_events, shape.n_kmers),
+                kmer_emission,
+                means,
+                kmers,
+                status: 0,
+                pairs: 0,
+                ll_event: 0,
+                last_col: 0,
+                trace: 0,
+            });
+        }
+        let inputs_end = at;
+        for p in &mut placed {
+            p.status = at;
+            p.pairs = p.status + 16;
+            at = p.pairs + align16(8 * Placed::max_pairs(p.n_events, p.shape.n_kmers));
+        }
+        let results_end = at;
+        for p in &mut placed {
+            p.ll_event = at;
+            p.last_col = p.ll_event + align16(4 * p.shape.n_bands);
+            p.trace = p.last_col + align16(4 * p.n_events);
+            at = p.trace + align16(ALN_BANDWIDTH * p.shape.n_bands);
+        }
+        Layout {
+            placed,
+            inputs_end,
+            results_end,
+            end: at,
+        }
+    }
+
+    /// Writes descriptors and inputs (little-endian, as the GPU reads them).
+    fn pack(&self, staging: &mut [u8], jobs: &[AlignJob]) {
+        for (i, p) in self.placed.iter().enumerate() {
+            let desc = &mut staging[i * DESC_BYTES..(i + 1) * DESC_BYTES];
+            let mut w = 0;
+            let mut put = |bytes: &[u8]| {
+                desc[w..w + bytes.len()].copy_from_slice(bytes);
+                w += bytes.len();
+            };
+            let offsets = [
+                p.means, p.kmers, p.trace, p.ll_event, p.last_col, p.pairs, p.status,
+            ];
+            for offset in offsets {
+                put(&(offset as u64).to_le_bytes());
+            }
+            put(&(p.n_events as i32).to_le_bytes());
+            put(&(p.shape.n_kmers as i32).to_le_bytes());
+            let pen = &p.penalties;
+            for value in [pen.lp_step, pen.lp_stay, pen.lp_skip, pen.lp_trim] {
+                put(&value.to_le_bytes());
+            }
+            let means = &mut staging[p.means..p.means + 4 * p.n_events];
+            for (dst, mean) in means.chunks_exact_mut(4).zip(&jobs[p.job].means) {
+                dst.copy_from_slice(&mean.to_le_bytes());
+            }
+            let kmers = &mut staging[p.kmers..p.kmers + 12 * p.shape.n_kmers];
+            for (dst, k) in kmers.chunks_exact_mut(12).zip(&p.kmer_emission) {
+                dst[0..4].copy_from_slice(&k.gp_mean.to_le_bytes());
+                dst[4..8].copy_from_slice(&k.gp_stdv.to_le_bytes());
+                dst[8..12].copy_from_slice(&k.log_norm.to_le_bytes());
+            }
+        }
+    }
+
+    /// Reads each read's count, QC verdict and pairs (written last-first).
+    fn unpack(&self, staging: &[u8], results: &mut [Option<Vec<AlignedPair>>]) {
+        let int_at = |at: usize| {
+            i32::from_le_bytes([
+                staging[at],
+                staging[at + 1],
+                staging[at + 2],
+                staging[at + 3],
+            ])
+        };
+        for p in &self.placed {
+            let n = usize::try_from(int_at(p.status)).unwrap_or(0);
+            let passed = int_at(p.status + 4) == 1;
+            let n = n.min(Placed::max_pairs(p.n_events, p.shape.n_kmers));
+            let pairs = if passed {
+                (0..n)
+                    .rev()
+                    .map(|i| AlignedPair {
+                        ref_pos: int_at(p.pairs + 8 * i),
+                        read_pos: int_at(p.pairs + 8 * i + 4),
+                    })
+                    .collect()
+            } else {
+                Vec::new()
+            };
+            results[p.job] = Some(pairs);
+        }
+    }
+}
+
+impl BatchRunner<AlignJob> for AbeaRunner {
+    fn label(&self) -> String {
+        let info = self.gpu.info();
+        format!("GPU {} ({})", info.ordinal, info.name)
+    }
+
+    fn capacity(&self) -> usize {
+        // f5c's default batch is 512 reads; more per launch keeps a large GPU
+        // busy, and the arena limit splits launches anyway.
+        4_096
+    }
+
+    fn run_batch(&mut self, jobs: &[AlignJob]) -> Result<Vec<Option<Vec<AlignedPair>>>, String> {
+        self.run(jobs).map_err(|e| e.to_string())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::abea::{Model, Scalings, kmer};
+
+    #[test]
+    fn descriptor_matches_the_kernel_struct() {
+        // 7 offsets, 2 counts, 4 penalties: the CUDA struct has no padding.
+        assert_eq!(DESC_BYTES, 7 * 8 + 2 * 4 + 4 * 8);
+        assert!(SOURCE.code.contains("struct AbeaRead"));
+        assert!(SOURCE.options.contains(&"--fmad=false"));
+    }
+
+    fn u64_at(buf: &[u8], at: usize) -> u64 {
+        u64::from_le_bytes(buf[at..at + 8].try_into().unwrap())
+    }
+    fn i32_at(buf: &[u8], at: usize) -> i32 {
+        i32::from_le_bytes(buf[at..at + 4].try_into().unwrap())
+    }
+    fn f32_at(buf: &[u8], at: usize) -> f32 {
+        f32::from_le_bytes(buf[at..at + 4].try_into().unwrap())
+    }
+    fn f64_at(buf: &[u8], at: usize) -> f64 {
+        f64::from_le_bytes(buf[at..at + 8].try_into().unwrap())
+    }
+
+    /// `seqshim_abea_fill` in kernels/abea.cu transcribed statement by
+    /// statement, reading its
+    /// descriptors and writing its outputs in the arena image, one "thread"
+    /// after the other (equivalent: within a band no thread reads what
+    /// another writes). Lets the packing, the kernel's logic and the
+    /// unpacking be checked against the CPU path on a machine with no GPU.
+    fn emulate_kernel(buf: &mut [u8], n_reads: usize) {
+        const W: usize = ALN_BANDWIDTH;
+        let neg_inf = f32::NEG_INFINITY;
+        for r in 0..n_reads {
+            let d = r * DESC_BYTES;
+            let means = u64_at(buf, d) as usize;
+            let kmers = u64_at(buf, d + 8) as usize;
+            let trace = u64_at(buf, d + 16) as usize;
+            let ll_event = u64_at(buf, d + 24) as usize;
+            let last_col = u64_at(buf, d + 32) as usize;
+            let n_ev = i32_at(buf, d + 56);
+            let n_km = i32_at(buf, d + 60);
+            let lp_step = f64_at(buf, d + 64);
+            let lp_stay = f64_at(buf, d + 72);
+            let lp_skip = f64_at(buf, d + 80);
+            let lp_trim = f64_at(buf, d + 88);
+            let n_bands = n_ev + 1 + n_km + 1;
+            let mut band = [[neg_inf; W]; 3];
+            for o in 0..W {
+                band[0][o] = if o == 50 { 0.0 } else { neg_inf };
+                band[1][o] = if o == 50 { lp_trim as f32 } else { neg_inf };
+                buf[trace + o] = 0;
+                buf[trace + W + o] = if o == 50 { 1 } else { 0 };
+            }
+            buf[ll_event..ll_event + 4].copy_from_slice(&49i32.to_le_bytes());
+            buf[ll_event + 4..ll_event + 8].copy_from_slice(&50i32.to_le_bytes());
+            let (mut ll_e1, mut ll_k1, mut ll_k2) = (50i32, -51i32, -51i32);
+            let (mut slot2, mut slot1, mut slot) = (0usize, 1usize, 2usize);
+            let at = |band: &[f32; W], o: i32| {
+                if (0..W as i32).contains(&o) {
+                    band[o as usize]
+                } else {
+                    neg_inf
+                }
+            };
+            for b in 2..n_bands {
+                let prev2 = band[slot2];
+                let prev = band[slot1];
+                let (lower_left, upper_right) = (prev[0], prev[W - 1]);
+                let right = if lower_left == neg_inf && upper_right == neg_inf {
+                    b % 2 == 1
+                } else {
+                    lower_left < upper_right
+                };
+                let ll_e = if right { ll_e1 } else { ll_e1 + 1 };
+                let ll_k = if right { ll_k1 + 1 } else { ll_k1 };
+                for o in 0..W as i32 {
+                    let e = ll_e - o;
+                    let k = ll_k + o;
+                    let mut score = neg_inf;
+                    let mut from = 0u8;
+                    if k == -1 {
+                        if e >= 0 && e < n_ev {
+                            score = (lp_trim * f64::from(e + 1)) as f32;
+                            from = 1;
+                        }
+                    } else if e >= 0 && e < n_ev && k >= 0 && k < n_km {
+                        let km = kmers + 12 * k as usize;
+                        let (gp_mean, gp_stdv, log_norm) =
+                            (f32_at(buf, km), f32_at(buf, km + 4), f32_at(buf, km + 8));
+                        let a = (f32_at(buf, means + 4 * e as usize) - gp_mean) / gp_stdv;
+                        let lp_emission = log_norm + (-0.5f32 * a) * a;
+                        let up = at(&prev, ll_e1 - (e - 1));
+                        let left = at(&prev, (k - 1) - ll_k1);
+                        let diag = at(&prev2, (k - 1) - ll_k2);
+                        let em = f64::from(lp_emission);
+                        let score_d = ((f64::from(diag) + lp_step) + em) as f32;
+                        let score_u = ((f64::from(up) + lp_stay) + em) as f32;
+                        let score_l = (f64::from(left) + lp_skip) as f32;
+                        score = score_d;
+                        from = 0;
+                        if score_u > score {
+                            score = score_u;
+                        }
+                        if score == score_u {
+                            from = 1;
+                        }
+                        if score_l > score {
+                            score = score_l;
+                        }
+                        if score == score_l {
+                            from = 2;
+                        }
+                        if k == n_km - 1 {
+                            let lc = last_col + 4 * e as usize;
+                            buf[lc..lc + 4].copy_from_slice(&score.to_le_bytes());
+                        }
+                    }
+                    band[slot][o as usize] = score;
+                    buf[trace + b as usize * W + o as usize] = from;
+                }
+                let lle = ll_event + 4 * b as usize;
+                buf[lle..lle + 4].copy_from_slice(&ll_e.to_le_bytes());
+                ll_k2 = ll_k1;
+                ll_e1 = ll_e;
+                ll_k1 = ll_k;
+                let freed = slot2;
+                slot2 = slot1;
+                slot1 = slot;
+                slot = freed;
+            }
+        }
+    }
+
+    /// `seqshim_abea_backtrack` transcribed the same way, one read at a time.
+    fn emulate_backtrack(buf: &mut [u8], n_reads: usize) {
+        for r in 0..n_reads {
+            let d = r * DESC_BYTES;
+            let means = u64_at(buf, d) as usize;
+            let kmers = u64_at(buf, d + 8) as usize;
+            let trace = u64_at(buf, d + 16) as usize;
+            let ll_event = u64_at(buf, d + 24) as usize;
+            let last_col = u64_at(buf, d + 32) as usize;
+            let pairs = u64_at(buf, d + 40) as usize;
+            let status = u64_at(buf, d + 48) as usize;
+            let n_ev = i64::from(i32_at(buf, d + 56));
+            let n_km = i64::from(i32_at(buf, d + 60));
+            let lp_trim = f64_at(buf, d + 88);
+            let trace_len = (n_ev + 1 + n_km + 1) * ALN_BANDWIDTH as i64;
+            let ll = |buf: &[u8], b: i64| i64::from(i32_at(buf, ll_event + 4 * b as usize));
+
+            let mut max_score = f32::NEG_INFINITY;
+            let (mut e_cur, mut k_cur) = (0i64, n_km - 1);
+            for e in 0..n_ev {
+                let b = e + n_km + 1;
+                let o = ll(buf, b) - e;
+                if (0..ALN_BANDWIDTH as i64).contains(&o) {
+                    let trim = (n_ev - e) as f64 * lp_trim;
+                    let s = (f64::from(f32_at(buf, last_col + 4 * e as usize)) + trim) as f32;
+                    if s > max_score {
+                        max_score = s;
+                        e_cur = e;
+                    }
+                }
+            }
+            let (mut sum, mut count) = (0.0f64, 0.0f64);
+            let (mut gap, mut max_gap) = (0i32, 0i32);
+            let mut n = 0usize;
+            let mut defined = true;
+            while k_cur >= 0 && e_cur >= 0 {
+                let at = pairs + 8 * n;
+                buf[at..at + 4].copy_from_slice(&(k_cur as i32).to_le_bytes());
+                buf[at + 4..at + 8].copy_from_slice(&(e_cur as i32).to_le_bytes());
+                n += 1;
+                let km = kmers + 12 * k_cur as usize;
+                let (gp_mean, gp_stdv, log_norm) =
+                    (f32_at(buf, km), f32_at(buf, km + 4), f32_at(buf, km + 8));
+                let a = (f32_at(buf, means + 4 * e_cur as usize) - gp_mean) / gp_stdv;
+                let lp_emission = log_norm + (-0.5f32 * a) * a;
+                sum += f64::from(lp_emission);
+                count += 1.0;
+                let b = e_cur + k_cur + 2;
+                let o = ll(buf, b) - e_cur;
+                let flat = b * ALN_BANDWIDTH as i64 + o;
+                if flat < 0 || flat >= trace_len {
+                    defined = false;
+                    break;
+                }
+                match buf[trace + flat as usize] {
+                    0 => {
+                        k_cur -= 1;
+                        e_cur -= 1;
+                        gap = 0;
+                    }
+                    1 => {
+                        e_cur -= 1;
+                        gap = 0;
+                    }
+                    _ => {
+                        k_cur -= 1;
+                        gap += 1;
+                        max_gap = max_gap.max(gap);
+                    }
+                }
+            }
+            let mut passed = false;
+            if defined && n > 0 {
+                let spanned = i32_at(buf, pairs + 8 * (n - 1)) == 0
+                    && i64::from(i32_at(buf, pairs)) == n_km - 1;
+                let avg = sum / count;
+                passed = !(avg < -5.0 || !spanned || max_gap > 50);
+            }
+            buf[status..status + 4].copy_from_slice(&(n as i32).to_le_bytes());
+            buf[status + 4..status + 8].copy_from_slice(&i32::from(passed).to_le_bytes());
+        }
+    }
+
+    struct Rng(u64);
+    impl Rng {
+        fn next(&mut self) -> u64 {
+            self.0 ^= self.0 >> 12;
+            self.0 ^= self.0 << 25;
+            self.0 ^= self.0 >> 27;
+            self.0.wrapping_mul(0x2545_f491_4f6c_dd1d)
+        }
+        fn unit(&mut self) -> f32 {
+            (self.next() >> 40) as f32 / (1u64 << 24) as f32
+        }
+    }
+
+    /// Reads of every shape the kernel meets: model-drawn events with stays
+    /// and skips, unrelated events, extreme event/k-mer ratios (all −∞
+    /// bands, alternating walks), non-finite values, k = 5, 6, 9.
+    fn jobs() -> Vec<AlignJob> {
+        let mut rng = Rng(0xabea_0901);
+        let mut jobs = Vec::new();
+        for k in [5u32, 6, 9] {
+            let models: Arc<[Model]> = (0..1usize << (2 * k))
+                .map(|_| {
+                    let sd = 0.8 + 2.5 * rng.unit();
+                    Model {
+                        level_mean: 60.0 + 70.0 * rng.unit(),
+                        level_stdv: sd,
+                        level_log_stdv: f64::from(sd).ln() as f32,
+                    }
+                })
+                .collect();
+            for case in 0..24 {
+                let len = k as usize
+                    + match case % 4 {
+                        0 => (rng.next() % 8) as usize,
+                        1 => 300 + (rng.next() % 900) as usize,
+                        _ => (rng.next() % 400) as usize,
+                    };
+                let sequence: Vec<u8> = (0..len)
+                    .map(|_| b"ACGT"[(rng.next() % 4) as usize])
+                    .collect();
+                let scaling = Scalings {
+                    scale: 1.02,
+                    shift: -1.5,
+                    var: 1.0,
+                    log_var: 0.0,
+                };
+                let mut means = Vec::new();
+                match case % 6 {
+                    0 => means.extend((0..1 + rng.next() % 700).map(|_| 50.0 + 90.0 * rng.unit())),
+                    1 => means.extend((0..1 + rng.next() % 5).map(|_| 50.0 + 90.0 * rng.unit())),
+                    _ => {
+                        for i in 0..=len - k as usize {
+                            let r = kmer::kmer_rank(&sequence[i..], k).unwrap() as usize;
+                            let m = models[r];
+                            // Case 9 skips 12 k-mers in a row (a gap QC
+                            // accepts); cases 2 and 8 skip k-mers often.
+                            let reps = if case % 12 == 9 && (len / 3..len / 3 + 12).contains(&i) {
+                                0
+                            } else if case % 12 == 2 || case % 12 == 8 {
+                                [0, 0, 1, 1, 2, 3][(rng.next() % 6) as usize]
+                            } else {
+                                [0, 1, 1, 1, 1, 1, 2, 2, 2, 2, 3, 3][(rng.next() % 12) as usize]
+                            };
+                            for _ in 0..reps {
+                                let noise = (rng.unit() - 0.5) * 3.0 * m.level_stdv;
+                                means.push(scaling.scale * m.level_mean + scaling.shift + noise);
+                            }
+                        }
+                    }
+                }
+                if case == 5 {
+                    means.iter_mut().step_by(7).for_each(|m| *m = f32::NAN);
+                }
+                if case == 11 && !means.is_empty() {
+                    means[0] = f32::INFINITY;
+                }
+                if means.is_empty() {
+                    means.push(80.0);
+                }
+                jobs.push(AlignJob {
+                    sequence,
+                    means,
+                    models: models.clone(),
+                    kmer_size: k,
+                    scaling,
+                    gpu: true,
+                });
+            }
+        }
+        jobs
+    }
+
+    #[test]
+    fn emulated_kernel_equals_the_cpu_path() {
+        use crate::engine::scheduler::Job;
+        let jobs = jobs();
+        let chunk: Vec<(usize, Shape)> = jobs
+            .iter()
+            .enumerate()
+            .filter_map(|(i, j)| {
+                Shape::new(j.sequence.len(), j.means.len(), j.models.len(), j.kmer_size)
+                    .map(|s| (i, s))
+            })
+            .collect();
+        let _ = chunk;
+        let results = emulate(&jobs);
+        let (mut compared, mut aligned) = (0, 0);
+        for (i, job) in jobs.iter().enumerate() {
+            let Some(got) = &results[i] else { continue };
+            assert_eq!(got, &job.run_cpu(), "job {i}");
+            compared += 1;
+            aligned += usize::from(!got.is_empty());
+        }
+        assert!(compared > 60, "{compared}");
+        assert!(aligned >= 8, "only {aligned} of {compared} reads passed QC");
+    }
+
+    /// Runs `jobs` through the emulated kernels, as `run_chunk` would.
+    fn emulate(jobs: &[AlignJob]) -> Vec<Option<Vec<AlignedPair>>> {
+        let chunk: Vec<(usize, Shape)> = jobs
+            .iter()
+            .enumerate()
+            .filter_map(|(i, j)| {
+                Shape::new(j.sequence.len(), j.means.len(), j.models.len(), j.kmer_size)
+                    .map(|s| (i, s))
+            })
+            .collect();
+        let layout = Layout::new(jobs, &chunk);
+        let mut buf = vec![0xa5u8; layout.end];
+        layout.pack(&mut buf, jobs);
+        emulate_kernel(&mut buf, layout.placed.len());
+        emulate_backtrack(&mut buf, layout.placed.len());
+        compare_fill_with_cpu(&buf, &layout, jobs);
+        let mut results: Vec<Option<Vec<AlignedPair>>> = jobs.iter().map(|_| None).collect();
+        layout.unpack(&buf, &mut results);
+        results
+    }
+
+    /// Pairs rarely reveal a one-ulp difference, so the fill's outputs are
+    /// compared directly: every trace byte, every band placement and the bits
+    /// of every last-column score must equal the CPU fill's.
+    fn compare_fill_with_cpu(buf: &[u8], layout: &Layout, jobs: &[AlignJob]) {
+        let mut aligner = crate::abea::Aligner::new();
+        for p in &layout.placed {
+            let job = &jobs[p.job];
+            aligner.align_means(
+                &job.sequence,
+                &job.means,
+                &job.models,
+                job.kmer_size,
+                job.scaling,
+            );
+            let (trace, ll_event, last) = aligner.fill_outputs(p.n_events, p.shape.n_kmers);
+            let n_bands = p.shape.n_bands;
+            assert_eq!(
+                &buf[p.trace..p.trace + ALN_BANDWIDTH * n_bands],
+                &trace[..],
+                "trace, job {}",
+                p.job
+            );
+            let ll: Vec<i32> = (0..n_bands)
+                .map(|b| i32_at(buf, p.ll_event + 4 * b))
+                .collect();
+            assert_eq!(ll, ll_event, "band placement, job {}", p.job);
+            for (e, cpu) in last.iter().enumerate() {
+                if let Some(cpu) = cpu {
+                    let gpu = f32_at(buf, p.last_col + 4 * e);
+                    let same = gpu.to_bits() == cpu.to_bits() || (gpu.is_nan() && cpu.is_nan());
+                    assert!(
+                        same,
+                        "last column score, job {} event {e}: {gpu:e} vs {cpu:e}",
+                        p.job
+                    );
+                }
+            }
+        }
+    }
+
+    /// The emulated kernels on real reads: f5c's expected pairs for the
+    /// first records of the fixture (skips, saying so, when it is absent).
+    #[test]
+    fn emulated_kernels_reproduce_f5c_on_fixture_reads() {
+        use std::io::{BufRead, BufReader};
+        let base = std::env::var_os("SEQSHIM_DATA_DIR")
+            .map(std::path::PathBuf::from)
+            .unwrap_or_else(|| {
+                std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/data")
+            });
+        let dir = base.join("abea/ecoli_2kb_r94");
+        if !dir.join("expected.tsv.gz").is_file() {
+            eprintln!("SKIP: ABEA fixture not found at {}", dir.display());
+            return;
+        }
+        let lines = |name: &str| {
+            let file = std::fs::File::open(dir.join(name)).expect("fixture file");
+            let reader: Box<dyn std::io::Read> = if name.ends_with(".gz") {
+                Box::new(flate2::read::MultiGzDecoder::new(file))
+            } else {
+                Box::new(file)
+            };
+            BufReader::new(reader)
+                .lines()
+                .skip(1)
+                .map(|l| l.expect("line"))
+        };
+        let f = |s: &str| s.parse::<f32>().expect("float");
+        let models: Arc<[Model]> = lines("model_r94_dna_6mer.tsv")
+            .map(|l| {
+                let c: Vec<&str> = l.split('\t').collect();
+                Model {
+                    level_mean: f(c[1]),
+                    level_stdv: f(c[2]),
+                    level_log_stdv: f(c[3]),
+                }
+            })
+            .collect();
+        const RECORDS: usize = 12;
+        let mut jobs: Vec<AlignJob> = lines("reads.tsv.gz")
+            .take(RECORDS)
+            .map(|l| {
+                let c: Vec<&str> = l.split('\t').collect();
+                AlignJob {
+                    sequence: c[5].as_bytes().to_vec(),
+                    means: Vec::new(),
+                    models: models.clone(),
+                    kmer_size: 6,
+                    scaling: Scalings {
+                        scale: f(c[2]),
+                        shift: f(c[3]),
+                        var: 1.0,
+                        log_var: 0.0,
+                    },
+                    gpu: true,
+                }
+            })
+            .collect();
+        let mut record = 0;
+        let mut last_index = String::new();
+        for l in lines("events.tsv.gz") {
+            let c: Vec<&str> = l.split('\t').collect();
+            if c[0] != last_index {
+                if !last_index.is_empty() {
+                    record += 1;
+                }
+                last_index = c[0].to_string();
+            }
+            if record == RECORDS {
+                break;
+            }
+            jobs[record].means.push(f(c[3]));
+        }
+        let expected: Vec<Vec<AlignedPair>> = lines("expected.tsv.gz")
+            .take(RECORDS)
+            .map(|l| {
+                let c: Vec<&str> = l.split('\t').collect();
+                c[2].split(';')
+                    .map(|p| {
+                        let (a, b) = p.split_once(',').expect("pair");
+                        AlignedPair {
+                            ref_pos: a.parse().expect("int"),
+                            read_pos: b.parse().expect("int"),
+                        }
+                    })
+                    .collect()
+            })
+            .collect();
+        let results = emulate(&jobs);
+        for (i, (got, want)) in results.iter().zip(&expected).enumerate() {
+            assert_eq!(got.as_ref(), Some(want), "record {i}");
+        }
+    }
+}

@@ -1,0 +1,419 @@
+//! f5c's ABEA entry points under `seqshim_f5c_*` names, with f5c's exact
+//! signatures (`event_table` and `scalings_t` by value), and seqshim's ABEA
+//! batch entry. Declared for C in `include/seqshim/f5c.h`, which is written
+//! by hand because these types are f5c's, not seqshim's; cbindgen leaves
+//! them out of `seqshim.h` (see cbindgen.toml).
+//!
+//! f5c has no error channel in `align()`: it returns the number of pairs, 0
+//! when the read fails QC. Arguments f5c would crash on (null pointers,
+//! negative lengths, unusable k-mer sizes) get that same 0 here.
+
+use std::ffi::{c_char, c_int};
+use std::mem::{align_of, offset_of, size_of};
+use std::sync::Arc;
+
+use crate::abea::{self, AlignedPair, BatchOptions, BatchRead, Event, Model, Scalings};
+use crate::ffi_guard;
+
+use super::native::{
+    SEQSHIM_ERR_GPU, SEQSHIM_ERR_INTERNAL, SEQSHIM_ERR_INVALID_ARGUMENT, SEQSHIM_ERR_NULL_POINTER,
+    SEQSHIM_OK,
+};
+
+/// f5c's `event_table`: 32 bytes, passed by value. f5c's `align()` reads
+/// `n` and `event` only.
+#[repr(C)]
+#[derive(Clone, Copy, Debug)]
+pub struct EventTable {
+    pub n: usize,
+    pub start: usize,
+    pub end: usize,
+    pub event: *mut Event,
+}
+
+/// f5c's `MAX_KMER_SIZE`. Larger k would still rank (up to 16), but no f5c
+/// model has it, and 4^k entries past 9 are more memory than any caller has.
+pub const F5C_MAX_KMER_SIZE: u32 = 9;
+
+/// `seqshim_abea_batch_opt_t` flag: align every read on the CPU pool.
+pub const SEQSHIM_ABEA_FORCE_CPU: u32 = 1;
+
+/// Options of [`seqshim_abea_align_batch`]; field meanings and defaults in
+/// `include/seqshim/f5c.h`.
+#[repr(C)]
+#[derive(Clone, Copy, Debug)]
+pub struct AbeaBatchOpt {
+    pub models: *const Model,
+    pub kmer_size: u32,
+    pub max_lf: f32,
+    pub max_epk: f32,
+    pub avg_epk: f32,
+    pub skip_epk: f32,
+    pub mem_frac: f32,
+    pub n_cpu_threads: i32,
+    pub flags: u32,
+}
+
+// The layouts f5c's compiler gives these types (x86-64 and aarch64 LP64);
+// the same numbers are asserted from C in ffi-tests/f5c/.
+const _: () = {
+    assert!(size_of::<Event>() == 24 && align_of::<Event>() == 8);
+    assert!(offset_of!(Event, start) == 0);
+    assert!(offset_of!(Event, length) == 8);
+    assert!(offset_of!(Event, mean) == 12);
+    assert!(offset_of!(Event, stdv) == 16);
+
+    assert!(size_of::<EventTable>() == 32 && align_of::<EventTable>() == 8);
+    assert!(offset_of!(EventTable, n) == 0);
+    assert!(offset_of!(EventTable, start) == 8);
+    assert!(offset_of!(EventTable, end) == 16);
+    assert!(offset_of!(EventTable, event) == 24);
+
+    assert!(size_of::<Model>() == 12 && align_of::<Model>() == 4);
+    assert!(offset_of!(Model, level_mean) == 0);
+    assert!(offset_of!(Model, level_stdv) == 4);
+    assert!(offset_of!(Model, level_log_stdv) == 8);
+
+    assert!(size_of::<Scalings>() == 16 && align_of::<Scalings>() == 4);
+    assert!(offset_of!(Scalings, scale) == 0);
+    assert!(offset_of!(Scalings, shift) == 4);
+    assert!(offset_of!(Scalings, var) == 8);
+    assert!(offset_of!(Scalings, log_var) == 12);
+
+    assert!(size_of::<AlignedPair>() == 8 && align_of::<AlignedPair>() == 4);
+    assert!(offset_of!(AlignedPair, ref_pos) == 0);
+    assert!(offset_of!(AlignedPair, read_pos) == 4);
+
+    assert!(size_of::<AbeaBatchOpt>() == 40 && align_of::<AbeaBatchOpt>() == 8);
+    assert!(offset_of!(AbeaBatchOpt, models) == 0);
+    assert!(offset_of!(AbeaBatchOpt, kmer_size) == 8);
+    assert!(offset_of!(AbeaBatchOpt, max_lf) == 12);
+    assert!(offset_of!(AbeaBatchOpt, max_epk) == 16);
+    assert!(offset_of!(AbeaBatchOpt, avg_epk) == 20);
+    assert!(offset_of!(AbeaBatchOpt, skip_epk) == 24);
+    assert!(offset_of!(AbeaBatchOpt, mem_frac) == 28);
+    assert!(offset_of!(AbeaBatchOpt, n_cpu_threads) == 32);
+    assert!(offset_of!(AbeaBatchOpt, flags) == 36);
+};
+
+/// Views `n` elements at `ptr`, or `None` for a null pointer with `n > 0` or
+/// a size past what a slice may span. A null pointer with `n == 0` is empty.
+///
+/// # Safety
+/// When `ptr` is not null it must be valid for reads of `n` elements for `'a`.
+unsafe fn slice<'a, T>(ptr: *const T, n: usize) -> Option<&'a [T]> {
+    let bytes = n.checked_mul(size_of::<T>())?;
+    // SAFETY: forwarded from this function's contract; `bytes` covers the
+    // `n` elements and the helper rejects null with a non-zero length.
+    unsafe { super::guard::bytes(ptr.cast(), bytes) }?;
+    if n == 0 {
+        return Some(&[]);
+    }
+    // SAFETY: non-null (checked above, since n > 0), aligned and valid for
+    // `n` reads per the contract; the byte size fits in isize.
+    Some(unsafe { std::slice::from_raw_parts(ptr, n) })
+}
+
+/// As [`slice`], writable.
+///
+/// # Safety
+/// When `ptr` is not null it must be valid for writes of `n` elements for
+/// `'a` and not aliased.
+unsafe fn slice_mut<'a, T>(ptr: *mut T, n: usize) -> Option<&'a mut [T]> {
+    let bytes = n.checked_mul(size_of::<T>())?;
+    // SAFETY: forwarded from this function's contract.
+    unsafe { super::guard::bytes_mut(ptr.cast(), bytes) }?;
+    if n == 0 {
+        return Some(&mut []);
+    }
+    // SAFETY: non-null, aligned, valid and unaliased for `n` writes per the
+    // contract; the byte size fits in isize.
+    Some(unsafe { std::slice::from_raw_parts_mut(ptr, n) })
+}
+
+/// Number of model entries f5c indexes for k (4^k), when k is usable.
+fn model_count(kmer_size: u32) -> Option<usize> {
+    (1..=F5C_MAX_KMER_SIZE)
+        .contains(&kmer_size)
+        .then(|| 1usize << (2 * kmer_size))
+}
+
+/// f5c's `align()`: aligns the events of `events` to the k-mers of the read
+/// `sequence` and writes the pairs to `out_2` in ascending order. Returns the
+/// number of pairs, 0 when the read fails f5c's QC. `sample_rate`,
+/// `scaling.var` and `scaling.log_var` are unused, as in f5c.
+///
+/// Also 0, with nothing written, where f5c would crash or read out of
+/// bounds: a null `out_2`, `sequence` or `models`, `sequence_len < 0`, a null
+/// `events.event` with `events.n > 0`, `kmer_size` outside 1..=9, and
+/// reads with fewer bases than `kmer_size` or no events.
+///
+/// # Safety
+/// - `sequence` must be valid for reads of `sequence_len` bytes;
+/// - `events.event` must be valid for reads of `events.n` `event_t`s;
+/// - `models` must hold 4^`kmer_size` `model_t`s;
+/// - `out_2` must have room for `events.n + sequence_len` `AlignedPair`s
+///   (f5c's own allocation) and must not overlap the inputs.
+#[allow(clippy::too_many_arguments)]
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn seqshim_f5c_align(
+    out_2: *mut AlignedPair,
+    sequence: *mut c_char,
+    sequence_len: i32,
+    events: EventTable,
+    models: *mut Model,
+    kmer_size: u32,
+    scaling: Scalings,
+    _sample_rate: f32,
+) -> i32 {
+    ffi_guard!(0, {
+        let Ok(len) = usize::try_from(sequence_len) else {
+            return 0;
+        };
+        let Some(n_models) = model_count(kmer_size) else {
+            return 0;
+        };
+        if out_2.is_null() || sequence.is_null() || models.is_null() {
+            return 0;
+        }
+        let Some(capacity) = events.n.checked_add(len) else {
+            return 0;
+        };
+        // SAFETY: per this function's contract for each pointer; nulls with
+        // a non-zero length were rejected by the helpers.
+        let (Some(seq), Some(evs), Some(mods), Some(out)) = (unsafe {
+            (
+                slice(sequence.cast::<u8>().cast_const(), len),
+                slice(events.event.cast_const(), events.n),
+                slice(models.cast_const(), n_models),
+                slice_mut(out_2, capacity),
+            )
+        }) else {
+            return 0;
+        };
+        let n = abea::align_call(out, seq, evs, mods, kmer_size, scaling);
+        i32::try_from(n).unwrap_or(0)
+    })
+}
+
+/// f5c's `estimate_scalings_using_mom`: method-of-moments `scale` and
+/// `shift` of the events against the model levels of the read's k-mers.
+/// f5c leaves `var` and `log_var` uninitialised; they are 1 and 0 here.
+/// Where f5c would read out of bounds (null pointers, `sequence_len < 0`,
+/// `kmer_size` outside 1..=9) `scale` and `shift` are NaN.
+///
+/// # Safety
+/// `sequence` must be valid for reads of `sequence_len` bytes, `et.event`
+/// for `et.n` `event_t`s and `pore_model` for 4^`kmer_size` `model_t`s.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn seqshim_f5c_estimate_scalings_using_mom(
+    sequence: *mut c_char,
+    sequence_len: i32,
+    pore_model: *mut Model,
+    kmer_size: u32,
+    et: EventTable,
+) -> Scalings {
+    let failed = Scalings {
+        scale: f32::NAN,
+        shift: f32::NAN,
+        var: 1.0,
+        log_var: 0.0,
+    };
+    ffi_guard!(failed, {
+        let (Ok(len), Some(n_models)) = (usize::try_from(sequence_len), model_count(kmer_size))
+        else {
+            return failed;
+        };
+        if sequence.is_null() || pore_model.is_null() {
+            return failed;
+        }
+        // SAFETY: per this function's contract for each pointer.
+        let (Some(seq), Some(evs), Some(mods)) = (unsafe {
+            (
+                slice(sequence.cast::<u8>().cast_const(), len),
+                slice(et.event.cast_const(), et.n),
+                slice(pore_model.cast_const(), n_models),
+            )
+        }) else {
+            return failed;
+        };
+        abea::estimate_scalings_using_mom(seq, mods, kmer_size, evs)
+    })
+}
+
+/// Fills `opt` with f5c's defaults (`max_lf` 3, `max_epk` 5, `avg_epk` 2,
+/// `skip_epk` 15, `mem_frac` 0.9, no flags); `models` null and `kmer_size` 0,
+/// which the caller must set.
+///
+/// # Safety
+/// `opt` must be null (then nothing happens) or valid for one write.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn seqshim_abea_batch_opt_init(opt: *mut AbeaBatchOpt) {
+    ffi_guard!((), {
+        let defaults = BatchOptions::default();
+        let value = AbeaBatchOpt {
+            models: std::ptr::null(),
+            kmer_size: 0,
+            max_lf: defaults.max_lf,
+            max_epk: defaults.max_epk,
+            avg_epk: 2.0,
+            skip_epk: defaults.skip_epk,
+            mem_frac: 0.9,
+            n_cpu_threads: 0,
+            flags: 0,
+        };
+        // SAFETY: `opt` is valid for one write per the contract, or null.
+        if let Some(slot) = unsafe { opt.as_mut() } {
+            *slot = value;
+        }
+    })
+}
+
+/// Aligns a batch of reads the way f5c's GPU build does (see
+/// `include/seqshim/f5c.h`): returns `SEQSHIM_OK` with `out_n_pairs[i]` set
+/// for every read, or a negative `SEQSHIM_ERR_*` with nothing written.
+///
+/// # Safety
+/// `opt` must be valid for one read and `opt.models` hold 4^`kmer_size`
+/// `model_t`s; every array argument must hold `n_reads` elements; for each
+/// read i, `sequences[i]` must be valid for `sequence_lens[i]` bytes,
+/// `events[i].event` for `events[i].n` events, and `out_pairs[i]` must have
+/// room for `events[i].n + sequence_lens[i]` pairs, not overlapping any input.
+#[allow(clippy::too_many_arguments)]
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn seqshim_abea_align_batch(
+    opt: *const AbeaBatchOpt,
+    n_reads: i32,
+    sequences: *const *mut c_char,
+    sequence_lens: *const i32,
+    events: *const EventTable,
+    scalings: *const Scalings,
+    out_pairs: *const *mut AlignedPair,
+    out_n_pairs: *mut i32,
+) -> c_int {
+    ffi_guard!(SEQSHIM_ERR_INTERNAL, {
+        let Ok(n) = usize::try_from(n_reads) else {
+            return SEQSHIM_ERR_INVALID_ARGUMENT;
+        };
+        if n == 0 {
+            return SEQSHIM_OK;
+        }
+        // SAFETY: `opt` is valid for one read per the contract, or null.
+        let Some(opt) = (unsafe { opt.as_ref() }) else {
+            return SEQSHIM_ERR_NULL_POINTER;
+        };
+        let Some(n_models) = model_count(opt.kmer_size) else {
+            return SEQSHIM_ERR_INVALID_ARGUMENT;
+        };
+        if opt.models.is_null()
+            || sequences.is_null()
+            || sequence_lens.is_null()
+            || events.is_null()
+            || scalings.is_null()
+            || out_pairs.is_null()
+            || out_n_pairs.is_null()
+        {
+            return SEQSHIM_ERR_NULL_POINTER;
+        }
+        let thresholds = [opt.max_lf, opt.max_epk, opt.skip_epk];
+        if thresholds.iter().any(|t| !(t.is_finite() && *t > 0.0)) {
+            return SEQSHIM_ERR_INVALID_ARGUMENT;
+        }
+        // SAFETY: every array holds `n_reads` elements and the model table
+        // 4^k entries, per the contract; none is null (checked above).
+        let (Some(seqs), Some(lens), Some(tables), Some(scales), Some(outs), Some(models)) = (unsafe {
+            (
+                slice(sequences, n),
+                slice(sequence_lens, n),
+                slice(events, n),
+                slice(scalings, n),
+                slice(out_pairs, n),
+                slice(opt.models, n_models),
+            )
+        }) else {
+            return SEQSHIM_ERR_INVALID_ARGUMENT;
+        };
+        // Validate every read before touching any output: all or nothing.
+        let mut reads = Vec::with_capacity(n);
+        for i in 0..n {
+            let Ok(len) = usize::try_from(lens[i]) else {
+                return SEQSHIM_ERR_INVALID_ARGUMENT;
+            };
+            if seqs[i].is_null() || (tables[i].event.is_null() && tables[i].n > 0) {
+                return SEQSHIM_ERR_NULL_POINTER;
+            }
+            if outs[i].is_null() {
+                return SEQSHIM_ERR_NULL_POINTER;
+            }
+            // SAFETY: per the contract for read i.
+            let (Some(seq), Some(evs)) = (unsafe {
+                (
+                    slice(seqs[i].cast::<u8>().cast_const(), len),
+                    slice(tables[i].event.cast_const(), tables[i].n),
+                )
+            }) else {
+                return SEQSHIM_ERR_INVALID_ARGUMENT;
+            };
+            if tables[i].n.checked_add(len).is_none() {
+                return SEQSHIM_ERR_INVALID_ARGUMENT;
+            }
+            reads.push(BatchRead {
+                sequence: seq.to_vec(),
+                means: evs.iter().map(|e| e.mean).collect(),
+                scaling: scales[i],
+            });
+        }
+        let options = BatchOptions {
+            max_lf: opt.max_lf,
+            max_epk: opt.max_epk,
+            skip_epk: opt.skip_epk,
+            force_cpu: opt.flags & SEQSHIM_ABEA_FORCE_CPU != 0,
+        };
+        let models: Arc<[Model]> = abea::shared_models(models);
+        let results = abea::align_batch(models, opt.kmer_size, reads, &options);
+
+        if results.iter().any(|r| r.is_err()) {
+            for r in results.iter().filter_map(|r| r.as_ref().err()) {
+                crate::log_warn!("ABEA batch: {r}");
+            }
+            return SEQSHIM_ERR_GPU;
+        }
+        // SAFETY: `out_n_pairs` holds `n_reads` elements per the contract.
+        let Some(counts) = (unsafe { slice_mut(out_n_pairs, n) }) else {
+            return SEQSHIM_ERR_INVALID_ARGUMENT;
+        };
+        for (i, result) in results.into_iter().enumerate() {
+            let pairs = result.unwrap_or_default();
+            let capacity = tables[i].n + lens[i] as usize;
+            let written = if pairs.len() <= capacity && !pairs.is_empty() {
+                // SAFETY: `out_pairs[i]` has room for `capacity` pairs per
+                // the contract and was checked non-null above.
+                match unsafe { slice_mut(outs[i], pairs.len()) } {
+                    Some(dst) => {
+                        dst.copy_from_slice(&pairs);
+                        pairs.len()
+                    }
+                    None => 0,
+                }
+            } else {
+                0
+            };
+            counts[i] = i32::try_from(written).unwrap_or(0);
+        }
+        SEQSHIM_OK
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn model_counts() {
+        assert_eq!(model_count(0), None);
+        assert_eq!(model_count(5), Some(1024));
+        assert_eq!(model_count(6), Some(4096));
+        assert_eq!(model_count(9), Some(262_144));
+        assert_eq!(model_count(10), None);
+    }
+}
