@@ -8,4 +8,5 @@
 pub mod engine;
 pub mod ffi;
 pub mod kernels;
+pub mod poa;
 pub mod selftest;

@@ -830,13 +830,18 @@ mod tests {
     #[test]
     fn out_of_device_memory_is_an_error() {
         let Some(gpu) = gpus().first() else {
-            eprintln!("SKIPPED: no GPU in use ({})", crate::ffi::native::backend_report().trim());
+            eprintln!(
+                "SKIPPED: no GPU in use ({})",
+                crate::ffi::native::backend_report().trim()
+            );
             return;
         };
         let mut arena = gpu.arena(0);
         let too_much = gpu.info().total_memory.saturating_mul(4).max(1 << 40);
         assert!(arena.reserve(too_much).is_err());
-        arena.reserve(1 << 20).expect("a small arena after a failed one");
+        arena
+            .reserve(1 << 20)
+            .expect("a small arena after a failed one");
         arena.staging().expect("staging")[..4].copy_from_slice(&[1, 2, 3, 4]);
         arena.upload(0..4).expect("upload");
         arena.download(0..4).expect("download");
