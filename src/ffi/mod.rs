@@ -2,5 +2,6 @@
 //! conversion between C memory and the families' Rust types. Every export
 //! documents its contract in a `# Safety` section.
 
+pub mod boa;
 pub mod guard;
 pub mod native;

@@ -24,18 +24,25 @@ pub fn buildup_pairwise(x: &mut Lpo, y: &Lpo, m: &ScoreMatrix, global: bool) -> 
 /// (`None` for no input). Like upstream, fusion stops early (keeping what
 /// was built) once `graph_len * (64 + seq_len)` exceeds `POA_MAX_ALLOC`;
 /// the returned flag says whether that happened.
-pub fn buildup_progressive(
+pub fn buildup_progressive(seqs: Vec<Lpo>, m: &ScoreMatrix, global: bool) -> Option<(Lpo, bool)> {
+    let n = seqs.len();
+    buildup_progressive_counted(seqs, m, global).map(|(g, fused)| (g, fused + 1 < n))
+}
+
+/// [`buildup_progressive`] reporting how many of `seqs[1..]` were fused
+/// (all of them unless the memory bound stopped fusion).
+pub fn buildup_progressive_counted(
     mut seqs: Vec<Lpo>,
     m: &ScoreMatrix,
     global: bool,
-) -> Option<(Lpo, bool)> {
+) -> Option<(Lpo, usize)> {
     if seqs.is_empty() {
         return None;
     }
     let rest = seqs.split_off(1);
     let mut graph = seqs.pop()?;
     let mut max_alloc: i64 = 0;
-    let mut truncated = false;
+    let mut fused = 0;
     for y in &rest {
         // Upstream stores the size_t product in an int.
         let total =
@@ -43,11 +50,11 @@ pub fn buildup_progressive(
         if total > max_alloc {
             max_alloc = total;
             if max_alloc > POA_MAX_ALLOC {
-                truncated = true;
                 break;
             }
         }
         buildup_pairwise(&mut graph, y, m, global);
+        fused += 1;
     }
-    Some((graph, truncated))
+    Some((graph, fused))
 }

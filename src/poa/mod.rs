@@ -22,7 +22,7 @@ pub mod matrix;
 pub mod msa;
 
 pub use align::{Alignment, align_lpo_po};
-pub use build::{buildup_pairwise, buildup_progressive};
+pub use build::{buildup_pairwise, buildup_progressive, buildup_progressive_counted};
 pub use bundle::{generate_lpo_bundles, heaviest_bundle};
 pub use consensus::column_majority;
 pub use fuse::fuse_lpo;
