@@ -431,6 +431,38 @@ fn consent_call_sequence_under_valgrind() {
 }
 
 #[test]
+fn batch_api_equals_the_per_window_abi_path() {
+    for sanitize in [false, true] {
+        let exe = build("batch_api", "batch_api.c", sanitize);
+        let dir = scratch(if sanitize { "batch-asan" } else { "batch" });
+        let matrix = boa_matrix_file(&dir);
+        let windows = consent_windows(scale(if sanitize { 60 } else { 200 }));
+        let file = windows_file(&dir, &windows);
+        let out = Command::new(&exe)
+            .arg(&matrix)
+            .arg(&file)
+            .env("LD_LIBRARY_PATH", lib_env())
+            .env("SEQSHIM_BACKEND", "cpu")
+            .env("ASAN_OPTIONS", "detect_leaks=1")
+            .output()
+            .unwrap();
+        let stdout = String::from_utf8_lossy(&out.stdout);
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(
+            out.status.success() && stdout.ends_with("all ok\n"),
+            "{stdout}\n{stderr}"
+        );
+        let want = format!("{0} of {0} windows identical", windows.len());
+        assert!(stdout.contains(&want), "{stdout}");
+        println!("{}", stdout.lines().next().unwrap_or(""));
+        assert!(
+            !stderr.contains("AddressSanitizer") && !stderr.contains("runtime error"),
+            "{stderr}"
+        );
+    }
+}
+
+#[test]
 fn abi_contracts_and_error_paths() {
     for sanitize in [false, true] {
         let exe = build("boa_api", "boa_api.c", sanitize);

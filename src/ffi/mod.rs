@@ -5,3 +5,4 @@
 pub mod boa;
 pub mod guard;
 pub mod native;
+pub mod poa_batch;
