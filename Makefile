@@ -13,7 +13,7 @@ BUILD := build
 RELEASE_LIB := target/release/libseqshim.so
 
 .PHONY: demo test deps build header check-header cbindgen lint unit-tests nvrtc-check \
-        consumers install device-bundle clean
+        consumers install device-bundle clean bench-poa
 
 deps:
 	@bash scripts/install-deps.sh
@@ -26,7 +26,7 @@ demo: build
 	@mkdir -p $(BUILD)/demo
 	@ln -sf ../../$(RELEASE_LIB) $(BUILD)/demo/libseqshim.so.0
 	@ln -sf libseqshim.so.0 $(BUILD)/demo/libseqshim.so
-	$(CC) -O2 -Wall -Wextra -Werror -Iinclude -o $(BUILD)/demo/seqshim-demo integrations/demo/demo.c \
+	$(CC) -O2 -Wall -Wextra -Werror -Iinclude -Iinclude/boa -o $(BUILD)/demo/seqshim-demo integrations/demo/demo.c \
 	    -L$(BUILD)/demo -lseqshim -Wl,-rpath,'$$ORIGIN'
 	@echo
 	$(BUILD)/demo/seqshim-demo
@@ -84,6 +84,13 @@ consumers:
 	PKG_CONFIG_PATH=$(CURDIR)/$(BUILD)/prefix/lib/pkgconfig $(MAKE) -s -C integrations/pkgconfig-consumer
 	LD_LIBRARY_PATH=$(CURDIR)/$(BUILD)/prefix/lib integrations/pkgconfig-consumer/pkgconfig_consumer
 	$(MAKE) -s -C integrations/pkgconfig-consumer clean
+
+## ---------------------------------------------------------------- benchmarks
+# POA windows per second: seqshim (one thread, all cores) vs Debian's poa,
+# spoa and abpoa on the same windows. Not part of `make test`.
+bench-poa:
+	SEQSHIM_BENCH_DEPS=1 bash scripts/install-deps.sh
+	$(CARGO) bench --locked --bench poa
 
 ## ---------------------------------------------------------------- install
 install: deps
