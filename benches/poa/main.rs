@@ -3,14 +3,15 @@
 //! `spoa` and `abpoa` for context, per size class. Prints ratios.
 //!
 //! - seqshim, 1 thread: CONSENT's per-window work in process (global POA with
-//!   BOA's DNA scoring + column-majority consensus), CPU time of the thread,
-//!   best of 3 passes.
+//!   BOA's DNA scoring + column-majority consensus), CPU time of the thread
+//!   over passes of at least 0.3 s, best of 3.
 //! - seqshim, all cores: the same windows through the batch path
 //!   (`poa::run_windows`, what `seqshim_poa_batch_run` does), wall time,
 //!   best of 3 (only meaningful on an otherwise idle machine).
 //! - `poa`: one process per window (it has no multi-window mode), same
-//!   scoring and `-do_global`, CPU time (least of 3 runs per window) minus
-//!   its start-up CPU time (least of 20 runs on a one-base window).
+//!   scoring and `-do_global`, CPU time per window (least of 5 runs, read
+//!   from the finished child's scheduler statistics) minus its start-up CPU
+//!   time (least of 5 runs on a one-base window, interleaved).
 //! - `spoa -l 1` (global): one process per window, minus start-up.
 //! - `abpoa -l list`: every window of a class in one process, minus start-up.
 //!
@@ -63,39 +64,47 @@ fn write_fasta(path: &Path, reads: &[Vec<u8>]) {
     std::fs::write(path, text).unwrap();
 }
 
-/// CPU seconds (user + system) used so far by finished child processes.
-/// CPU time rather than wall time: this machine is shared, and other load
-/// would otherwise count against whichever tool ran while it peaked.
-fn children_cpu_seconds() -> f64 {
-    let mut usage = std::mem::MaybeUninit::<libc::rusage>::zeroed();
-    // SAFETY: getrusage writes one rusage into the buffer we own.
-    let usage = unsafe {
-        libc::getrusage(libc::RUSAGE_CHILDREN, usage.as_mut_ptr());
-        usage.assume_init()
-    };
-    let secs = |t: libc::timeval| t.tv_sec as f64 + t.tv_usec as f64 * 1e-6;
-    secs(usage.ru_utime) + secs(usage.ru_stime)
-}
-
-/// Runs `cmd` (output discarded) and checks it succeeded.
-fn run_quiet(mut cmd: Command) {
-    let status = cmd
+/// CPU seconds one run of `cmd` took, read from the kernel's scheduler
+/// statistics of the finished (not yet reaped) child, at nanosecond
+/// resolution. CPU time rather than wall time: this machine is shared, and
+/// waiting for a core would otherwise count against whichever tool ran
+/// while the load peaked. (Every program measured is single-threaded.)
+fn child_cpu_seconds(mut cmd: Command) -> f64 {
+    let mut child = cmd
         .stdout(Stdio::null())
         .stderr(Stdio::null())
-        .status()
+        .spawn()
         .expect("run tool");
+    let pid = child.id();
+    let state = |pid: u32| {
+        std::fs::read_to_string(format!("/proc/{pid}/stat"))
+            .ok()
+            .and_then(|s| {
+                s.rsplit_once(')')
+                    .map(|(_, rest)| rest.trim_start().starts_with('Z'))
+            })
+    };
+    // A zombie keeps its accounting until it is reaped.
+    while state(pid) == Some(false) {
+        std::thread::sleep(std::time::Duration::from_micros(20));
+    }
+    let ns = std::fs::read_to_string(format!("/proc/{pid}/schedstat"))
+        .ok()
+        .and_then(|s| {
+            s.split_whitespace()
+                .next()
+                .and_then(|v| v.parse::<u64>().ok())
+        });
+    let status = child.wait().expect("wait for tool");
     assert!(status.success(), "tool failed: {cmd:?}");
+    ns.expect("scheduler statistics of the child (Linux /proc)") as f64 * 1e-9
 }
 
-/// CPU seconds of one run of `cmd`, the least of `tries` runs: other load
-/// on the machine only ever adds time, so the minimum is the stable figure.
-fn cpu_of(tries: usize, cmd: impl Fn() -> Command) -> f64 {
+/// CPU seconds of one run of `cmd`, the least of `tries` runs (cache and
+/// page-fault noise only ever add time).
+fn best_of(tries: usize, cmd: impl Fn() -> Command) -> f64 {
     (0..tries)
-        .map(|_| {
-            let t = children_cpu_seconds();
-            run_quiet(cmd());
-            children_cpu_seconds() - t
-        })
+        .map(|_| child_cpu_seconds(cmd()))
         .fold(f64::INFINITY, f64::min)
 }
 
@@ -157,22 +166,22 @@ fn main() {
         c
     };
     let poa_start = if has_poa {
-        cpu_of(40, || poa_cmd(&tiny))
+        best_of(40, || poa_cmd(&tiny))
     } else {
         0.0
     };
     let spoa_start = if has_spoa {
-        cpu_of(40, || spoa_cmd(&tiny))
+        best_of(40, || spoa_cmd(&tiny))
     } else {
         0.0
     };
     let abpoa_start = if has_abpoa {
-        cpu_of(40, || abpoa_cmd(&tiny_list))
+        best_of(40, || abpoa_cmd(&tiny_list))
     } else {
         0.0
     };
     println!(
-        "process start-up CPU time (least of 40 runs; subtracted per class): poa {:.2} ms, spoa {:.2} ms, abpoa {:.2} ms; CPU pool: {} threads",
+        "process start-up CPU time (least of 40 runs; measured again next to every window and subtracted): poa {:.2} ms, spoa {:.2} ms, abpoa {:.2} ms; CPU pool: {} threads",
         poa_start * 1e3,
         spoa_start * 1e3,
         abpoa_start * 1e3,
@@ -189,15 +198,21 @@ fn main() {
         let count = ((count as f64 * scale).round() as usize).max(1);
         let windows: Vec<Vec<Vec<u8>>> = (0..count).map(|_| window(&mut rng, n, l)).collect();
 
-        // seqshim, one thread, CONSENT's per-window work (best of 3 passes).
+        // seqshim, one thread, CONSENT's per-window work: whole passes over
+        // the class for at least 0.3 CPU-seconds (the thread's CPU clock
+        // advances in scheduler ticks), best of 3.
         let mut one = 0f64;
         for _ in 0..3 {
             let t = thread_cpu_seconds();
-            for w in &windows {
-                let refs: Vec<&[u8]> = w.iter().map(|r| r.as_slice()).collect();
-                std::hint::black_box(poa::easy_consensus(&refs, &m, 150));
+            let mut done = 0usize;
+            while done == 0 || thread_cpu_seconds() - t < 0.3 {
+                for w in &windows {
+                    let refs: Vec<&[u8]> = w.iter().map(|r| r.as_slice()).collect();
+                    std::hint::black_box(poa::easy_consensus(&refs, &m, 150));
+                }
+                done += count;
             }
-            one = one.max(count as f64 / (thread_cpu_seconds() - t));
+            one = one.max(done as f64 / (thread_cpu_seconds() - t));
         }
         // seqshim, all cores, through the batch path (best of 3).
         let mut all = 0f64;
@@ -222,13 +237,20 @@ fn main() {
                 p
             })
             .collect();
-        // Each window's CPU time is the least of 3 runs, minus the least
-        // start-up CPU time of 20 runs on a one-base window measured next
-        // to the class.
+        // Each window's CPU time is the least of 5 runs, minus the least of 5
+        // runs on a one-base window interleaved with them (start-up drifts
+        // with the state of the machine).
         let per_window = |cmd: &dyn Fn(&Path) -> Command| {
-            let start = cpu_of(20, || cmd(&tiny));
-            let total: f64 = files.iter().map(|f| cpu_of(3, || cmd(f))).sum();
-            let net = total - start * count as f64;
+            let (mut total, mut net) = (0.0, 0.0);
+            for f in &files {
+                let (mut w, mut s) = (f64::INFINITY, f64::INFINITY);
+                for _ in 0..5 {
+                    s = s.min(child_cpu_seconds(cmd(&tiny)));
+                    w = w.min(child_cpu_seconds(cmd(f)));
+                }
+                total += w;
+                net += w - s;
+            }
             // When start-up is nearly all of it the difference is noise.
             (net > 0.1 * total).then(|| count as f64 / net)
         };
@@ -238,8 +260,8 @@ fn main() {
             let list = d.join("class.list");
             let names: String = files.iter().map(|f| format!("{}\n", f.display())).collect();
             std::fs::write(&list, names).unwrap();
-            let start = cpu_of(20, || abpoa_cmd(&tiny_list));
-            count as f64 / (cpu_of(3, || abpoa_cmd(&list)) - start).max(1e-9)
+            let start = best_of(20, || abpoa_cmd(&tiny_list));
+            count as f64 / (best_of(5, || abpoa_cmd(&list)) - start).max(1e-9)
         });
         let show = |r: Option<f64>| r.map_or("n/a".to_string(), |r| format!("{r:.0}"));
         let ratio =

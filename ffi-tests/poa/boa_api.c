@@ -79,6 +79,7 @@ int main(int argc, char **argv) {
           buildup_progressive_lpo(3, input, &m, 0, 0, NULL, other_scoring, 1, 0) == NULL);
     CHECK("nseq 0 returns NULL", buildup_progressive_lpo(0, input, &m, 0, 0, NULL, matrix_scoring_function, 1, 0) == NULL);
     CHECK("nseq 1 returns seqs[0]", buildup_progressive_lpo(1, input, &m, 0, 0, NULL, matrix_scoring_function, 1, 0) == input[0]);
+    CHECK("nseq 1 ignores the scoring function", buildup_progressive_lpo(1, input, &m, 0, 0, NULL, other_scoring, 1, 0) == input[0]);
     LPOSequence_T *lpo = buildup_progressive_lpo(11, input, &m, 0, 0, NULL, matrix_scoring_function, 1, 0);
     CHECK("fusion returns seqs[0]", lpo == input[0] && lpo->nsource_seq == 11);
     CHECK("fused inputs lose their letters", seq[1].letter == NULL && seq[10].letter == NULL && seq[1].title != NULL);

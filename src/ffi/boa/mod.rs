@@ -473,7 +473,10 @@ pub unsafe extern "C" fn buildup_progressive_lpo(
             report(LEVEL_USERR, WHO, "a sequence pointer is NULL");
             return ptr::null_mut();
         }
-        let unsupported = if use_aggressive_fusion != 0 {
+        // With one sequence upstream returns before any of these matter.
+        let unsupported = if n == 1 {
+            None
+        } else if use_aggressive_fusion != 0 {
             Some("aggressive fusion")
         } else if do_progressive != 0 {
             Some("progressive ordering (do_progressive)")
