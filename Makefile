@@ -15,7 +15,7 @@ DATA_DIR ?= ../shared/data
 ABEA_FIXTURE := $(DATA_DIR)/abea/ecoli_2kb_r94
 
 .PHONY: demo test deps build header check-header cbindgen lint unit-tests nvrtc-check \
-        consumers install device-bundle clean
+        consumers install device-bundle clean bench-poa
 
 deps:
 	@bash scripts/install-deps.sh
@@ -28,7 +28,7 @@ demo: build
 	@mkdir -p $(BUILD)/demo
 	@ln -sf ../../$(RELEASE_LIB) $(BUILD)/demo/libseqshim.so.0
 	@ln -sf libseqshim.so.0 $(BUILD)/demo/libseqshim.so
-	$(CC) -O2 -Wall -Wextra -Werror -Iinclude -o $(BUILD)/demo/seqshim-demo integrations/demo/demo.c \
+	$(CC) -O2 -Wall -Wextra -Werror -Iinclude -Iinclude/boa -o $(BUILD)/demo/seqshim-demo integrations/demo/demo.c \
 	    -L$(BUILD)/demo -lseqshim -Wl,-rpath,'$$ORIGIN'
 	$(CC) -O2 -Wall -Wextra -Werror -Iinclude -o $(BUILD)/demo/seqshim-abea-demo integrations/demo/abea_demo.c \
 	    -L$(BUILD)/demo -lseqshim -lm -Wl,-rpath,'$$ORIGIN'
@@ -51,8 +51,10 @@ lint:
 	$(CARGO) fmt --all -- --check
 	$(CARGO) clippy --locked --all-targets -- -D warnings
 
+# SEQSHIM_REQUIRE_ORACLES=1: an oracle binary that deps should have installed
+# (Debian's poa) fails the run instead of skipping its tests.
 unit-tests:
-	$(CARGO) test --locked
+	SEQSHIM_REQUIRE_ORACLES=1 $(CARGO) test --locked
 
 cbindgen: $(CBINDGEN)
 $(CBINDGEN):
@@ -93,6 +95,13 @@ consumers:
 	PKG_CONFIG_PATH=$(CURDIR)/$(BUILD)/prefix/lib/pkgconfig $(MAKE) -s -C integrations/pkgconfig-consumer
 	LD_LIBRARY_PATH=$(CURDIR)/$(BUILD)/prefix/lib integrations/pkgconfig-consumer/pkgconfig_consumer
 	$(MAKE) -s -C integrations/pkgconfig-consumer clean
+
+## ---------------------------------------------------------------- benchmarks
+# POA windows per second: seqshim (one thread, all cores) vs Debian's poa,
+# spoa and abpoa on the same windows. Not part of `make test`.
+bench-poa:
+	SEQSHIM_BENCH_DEPS=1 bash scripts/install-deps.sh
+	$(CARGO) bench --locked --bench poa
 
 ## ---------------------------------------------------------------- install
 install: deps

@@ -39,6 +39,143 @@
  */
 #define SEQSHIM_ERR_MISMATCH -5
 
+/*
+ `align_mode`: global alignment (CONSENT).
+ */
+#define SEQSHIM_POA_ALIGN_GLOBAL 0
+
+/*
+ `align_mode`: local alignment (POA v2 without `-do_global`).
+ */
+#define SEQSHIM_POA_ALIGN_LOCAL 1
+
+/*
+ `align_mode`: semi-global; not implemented, rejected by create.
+ */
+#define SEQSHIM_POA_ALIGN_SEMIGLOBAL 2
+
+/*
+ `consensus_mode`: CONSENT's column majority (a lone read or identical
+ reads are returned unchanged).
+ */
+#define SEQSHIM_POA_CONS_COLUMN_MAJORITY 0
+
+/*
+ `consensus_mode`: POA v2's first heaviest bundle (`CONSENS0` of `-hb`).
+ */
+#define SEQSHIM_POA_CONS_HEAVIEST_BUNDLE 1
+
+/*
+ Most reads one window may hold.
+ */
+#define SEQSHIM_POA_MAX_READS (1 << 20)
+
+/*
+ Longest read a window may hold.
+ */
+#define SEQSHIM_POA_MAX_READ_LEN (1 << 20)
+
+/*
+ An opaque batch of windows.
+ */
+typedef struct seqshim_poa_batch_t seqshim_poa_batch_t;
+
+/*
+ Status of a batch call or of one window.
+ */
+typedef int32_t seqshim_poa_status_t;
+
+/*
+ Options of a batch. `seqshim_poa_params_default` fills CONSENT's.
+ */
+typedef struct seqshim_poa_params_t {
+  /*
+   Score of an A/C/G/T match (CONSENT: 5).
+   */
+  int32_t match_score;
+  /*
+   Score of every other pair, N included (CONSENT: −10).
+   */
+  int32_t mismatch;
+  /*
+   Score of a gap's first position (CONSENT: −5).
+   */
+  int32_t gap_open;
+  /*
+   Score of each further gap position (CONSENT: −5).
+   */
+  int32_t gap_extend;
+  /*
+   Gap-length states tracked (POA v2's TRUNCATE_GAP_LENGTH: 16).
+   */
+  int32_t gap_trunc_len;
+  /*
+   `SEQSHIM_POA_ALIGN_*` (CONSENT: global).
+   */
+  int32_t align_mode;
+  /*
+   `SEQSHIM_POA_CONS_*` (CONSENT: column majority).
+   */
+  int32_t consensus_mode;
+  /*
+   Reads past this many non-empty ones are ignored (CONSENT maxMSA: 150).
+   */
+  int32_t max_seqs_per_window;
+  /*
+   Non-zero: keep MSA rows for `seqshim_poa_batch_get_msa`.
+   */
+  int32_t want_msa;
+  /*
+   −1: CPU only; ≥ 0: CUDA ordinal (windows run on the CPU until the POA
+   kernels land).
+   */
+  int32_t device;
+  /*
+   Reserved: the CPU pool size is set by SEQSHIM_THREADS; 0 = all cores.
+   */
+  int32_t cpu_threads;
+} seqshim_poa_params_t;
+
+/*
+ Success; the window has results.
+ */
+#define SEQSHIM_POA_OK 0
+
+/*
+ A null pointer, an unknown window id, or an option out of range.
+ */
+#define SEQSHIM_POA_E_ARG 1
+
+/*
+ A window with more than `SEQSHIM_POA_MAX_READS` reads.
+ */
+#define SEQSHIM_POA_E_TOO_MANY_SEQS 2
+
+/*
+ A read longer than `SEQSHIM_POA_MAX_READ_LEN` bases.
+ */
+#define SEQSHIM_POA_E_SEQ_TOO_LONG 3
+
+/*
+ Fusion stopped at POA v2's memory bound (`POA_MAX_ALLOC`); no result.
+ */
+#define SEQSHIM_POA_E_GRAPH_TOO_LARGE 4
+
+/*
+ The window has no non-empty read; its consensus is the empty string.
+ */
+#define SEQSHIM_POA_E_EMPTY 5
+
+/*
+ The window was added but `seqshim_poa_batch_run` has not run it yet.
+ */
+#define SEQSHIM_POA_E_NOT_RUN 6
+
+/*
+ A device failed and SEQSHIM_STRICT forbade the CPU fallback.
+ */
+#define SEQSHIM_POA_E_DEVICE 7
+
 #ifdef __cplusplus
 extern "C" {
 #endif // __cplusplus
@@ -84,6 +221,124 @@ int seqshim_backend_info(char *buf, size_t len);
  Always safe to call, from any thread.
  */
 int seqshim_selftest(void);
+
+/*
+ Fills `params` with CONSENT's settings: 5 / −10 / −5 / −5, truncation 16,
+ global, column majority, 150 reads, MSA kept, CPU. Returns
+ `SEQSHIM_POA_E_ARG` for a null pointer.
+
+ # Safety
+ `params` must be null or writable.
+ */
+seqshim_poa_status_t seqshim_poa_params_default(struct seqshim_poa_params_t *params);
+
+/*
+ A new empty batch, or null when `params` is null or out of range (an
+ unknown mode, semi-global alignment, `max_seqs_per_window < 1`,
+ `gap_trunc_len` outside 1..4096). `expected_windows` reserves room.
+
+ # Safety
+ `params` must be null or point to a `seqshim_poa_params_t`. Free the
+ batch with `seqshim_poa_batch_destroy`. A batch may be used from one
+ thread at a time; different batches from any threads at once.
+ */
+struct seqshim_poa_batch_t *seqshim_poa_batch_create(const struct seqshim_poa_params_t *params, size_t expected_windows);
+
+/*
+ Copies a window of `nseq` reads into the batch and writes its id (0, 1,
+ ... in order of addition) to `out_window_id` when that is not null.
+ `lens` may be null for NUL-terminated reads; a null read with length 0 is
+ an empty read.
+
+ # Safety
+ `b` must be null or a live batch; `seqs` must be valid for `nseq`
+ pointers, each valid for `lens[i]` bytes (or NUL-terminated when `lens`
+ is null); `lens` null or valid for `nseq` entries.
+ */
+seqshim_poa_status_t seqshim_poa_batch_add_window(struct seqshim_poa_batch_t *b, uint32_t nseq, const char *const *seqs, const uint32_t *lens, uint64_t *out_window_id);
+
+/*
+ Runs every window added since the last run, in parallel on the CPU pool.
+ Returns `SEQSHIM_POA_OK` (per-window outcomes come from
+ `seqshim_poa_batch_window_status`) or `SEQSHIM_POA_E_ARG` for null.
+
+ # Safety
+ `b` must be null or a live batch, not used by another thread meanwhile.
+ */
+seqshim_poa_status_t seqshim_poa_batch_run(struct seqshim_poa_batch_t *b);
+
+/*
+ The outcome of window `id`: `SEQSHIM_POA_OK`, `_E_EMPTY`,
+ `_E_GRAPH_TOO_LARGE`, `_E_DEVICE`, `_E_NOT_RUN` before the run, `_E_ARG`
+ for an unknown id or a null batch.
+
+ # Safety
+ `b` must be null or a live batch.
+ */
+seqshim_poa_status_t seqshim_poa_batch_window_status(const struct seqshim_poa_batch_t *b, uint64_t id);
+
+/*
+ The consensus of window `id`, NUL-terminated, borrowed until the batch is
+ reset or destroyed; `len` (optional) gets its length. An empty window
+ gives `""` with `SEQSHIM_POA_E_EMPTY`. Other failures leave the outputs
+ untouched.
+
+ # Safety
+ `b` must be null or a live batch; `cons` and `len` null or writable.
+ */
+seqshim_poa_status_t seqshim_poa_batch_get_consensus(const struct seqshim_poa_batch_t *b, uint64_t id, const char **cons, uint32_t *len);
+
+/*
+ The MSA of window `id`: `nrows` rows (the used reads, in input order,
+ empty reads skipped) of `ncols` bytes each, row-major, `-` for gaps, not
+ NUL-terminated, borrowed until reset or destroy. `SEQSHIM_POA_E_ARG` when
+ the batch was created with `want_msa = 0`.
+
+ # Safety
+ `b` must be null or a live batch; the outputs must be writable.
+ */
+seqshim_poa_status_t seqshim_poa_batch_get_msa(const struct seqshim_poa_batch_t *b, uint64_t id, uint32_t *nrows, uint32_t *ncols, const char **rows_rowmajor);
+
+/*
+ Number of windows in the batch (0 for null).
+
+ # Safety
+ `b` must be null or a live batch.
+ */
+size_t seqshim_poa_batch_size(const struct seqshim_poa_batch_t *b);
+
+/*
+ Removes every window and result, keeping the options; ids start at 0
+ again. Pointers from the getters become invalid.
+
+ # Safety
+ `b` must be null or a live batch.
+ */
+void seqshim_poa_batch_reset(struct seqshim_poa_batch_t *b);
+
+/*
+ Frees the batch. Null is a no-op.
+
+ # Safety
+ `b` must be null or a batch from `seqshim_poa_batch_create` not yet
+ destroyed; it must not be used afterwards.
+ */
+void seqshim_poa_batch_destroy(struct seqshim_poa_batch_t *b);
+
+/*
+ One call for many windows: window `w` has `nseq[w]` reads `seqs[w][i]`
+ of `lens[w][i]` bytes (`lens` or `lens[w]` may be null for
+ NUL-terminated reads). `out_cons[w]` gets a `malloc`ed NUL-terminated
+ consensus (free it with `free`; null when the window failed),
+ `out_len[w]` its length and `out_status[w]` the window's status (both
+ optional). Returns `SEQSHIM_POA_OK` or the first argument error.
+
+ # Safety
+ `p` must point to parameters; `nseq`, `seqs` and `out_cons` must be
+ valid for `nwin` entries, and each window's arrays as described above;
+ `lens`, `out_len` and `out_status` null or valid for `nwin` entries.
+ */
+seqshim_poa_status_t seqshim_poa_consensus_many(const struct seqshim_poa_params_t *p, size_t nwin, const uint32_t *nseq, const char *const *const *seqs, const uint32_t *const *lens, char **out_cons, uint32_t *out_len, seqshim_poa_status_t *out_status);
 
 #ifdef __cplusplus
 }  // extern "C"

@@ -13,6 +13,15 @@ command -v python3 >/dev/null 2>&1 || need+=(python3 python3-pip)
 # The sanitizer runtimes for the ASan/UBSan builds of the C test programs.
 ldconfig -p 2>/dev/null | grep -q 'libasan\.so' || need+=(libasan8)
 ldconfig -p 2>/dev/null | grep -q 'libubsan\.so' || need+=(libubsan1)
+# The POA oracle: Debian's poa 2.0 binary and its BLOSUM80 file.
+command -v poa >/dev/null 2>&1 || need+=(poa)
+# Memory checking of the C programs that drive the BOA mirror ABI.
+command -v valgrind >/dev/null 2>&1 || need+=(valgrind)
+# Peers for `make bench-poa` only (not needed by the tests).
+if [ "${SEQSHIM_BENCH_DEPS:-0}" = 1 ]; then
+    command -v abpoa >/dev/null 2>&1 || need+=(abpoa)
+    command -v spoa >/dev/null 2>&1 || need+=(spoa)
+fi
 
 if ((${#need[@]})); then
     echo "installing: ${need[*]}"

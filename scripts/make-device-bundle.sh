@@ -11,7 +11,7 @@ mkdir -p "$out/lib" "$out/bin" "$out/data"
 cargo build --release --locked
 strip -o "$out/lib/libseqshim.so.0" target/release/libseqshim.so
 
-cc -O2 -Wall -Wextra -Werror -Iinclude -o "$out/bin/seqshim-demo" integrations/demo/demo.c \
+cc -O2 -Wall -Wextra -Werror -Iinclude -Iinclude/boa -o "$out/bin/seqshim-demo" integrations/demo/demo.c \
     -L"$out/lib" -l:libseqshim.so.0 -Wl,-rpath,'$ORIGIN/../lib'
 cc -O2 -Wall -Wextra -Werror -Iinclude -o "$out/bin/seqshim-abea-demo" integrations/demo/abea_demo.c \
     -L"$out/lib" -l:libseqshim.so.0 -lm -Wl,-rpath,'$ORIGIN/../lib'

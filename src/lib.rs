@@ -9,4 +9,5 @@ pub mod abea;
 pub mod engine;
 pub mod ffi;
 pub mod kernels;
+pub mod poa;
 pub mod selftest;

@@ -2,6 +2,8 @@
 //! conversion between C memory and the families' Rust types. Every export
 //! documents its contract in a `# Safety` section.
 
+pub mod boa;
 pub mod f5c;
 pub mod guard;
 pub mod native;
+pub mod poa_batch;

@@ -1,0 +1,879 @@
+//! The BOA (POA v2 as forked by BOA and linked by CONSENT) mirror ABI: the
+//! ten symbols CONSENT links plus `generate_lpo_bundles` and
+//! `heaviest_bundle`, with upstream's signatures, layouts ([`types`]),
+//! allocation contract and in-place mutations ([`convert`]). The algorithms
+//! are the `poa` family's; this module only moves data across the boundary.
+//!
+//! Differences from upstream, all where upstream would crash, abort or write
+//! out of bounds (listed in `include/boa/README.md`): a message in
+//! upstream's `black_flag` format on stderr and upstream's failure value (or
+//! nothing, for `void` functions) instead. No function here touches shared
+//! mutable state, so every call may run on many threads at once (upstream's
+//! `read_score_matrix` sorts through a global row pointer and its aligner
+//! writes into the caller's gap arrays; ours do neither).
+
+pub mod convert;
+pub mod types;
+
+use std::cell::UnsafeCell;
+use std::ffi::{OsStr, c_char, c_float, c_int};
+use std::io::Write;
+use std::os::unix::ffi::OsStrExt;
+use std::path::Path;
+use std::ptr;
+
+use convert::{
+    c_str, calloc_array, free_letter_lists, free_source_infos, is_c_space, matrix_from_c,
+    name_bytes, push_source, read_letters, read_lpo, read_source_infos, set_name, store_lpo,
+    strdup_bytes,
+};
+use types::{
+    LpoLetter, LpoSequence, LpoSourceInfo, ResidueScoreMatrix, SYMBOL_MAX, ScoringFunction,
+    StringPtr,
+};
+
+use crate::ffi_guard;
+use crate::poa::{self, MatrixError, ScoreMatrix};
+
+/// Upstream's `SEQUENCE_BUFFER_CHUNK`: `create_seq` grows arrays by this many.
+const SEQUENCE_CHUNK: usize = 8;
+/// `create_seq`'s `do_switch_case` values.
+const SWITCH_CASE_TO_LOWER: c_int = 1;
+const SWITCH_CASE_TO_UPPER: c_int = 2;
+/// `black_flag` levels, in upstream's order.
+const LEVEL_NAMES: [&str; 6] = ["CRASH", "DIED", "EXCEPTION", "BAD_DATA", "WARNING", "DEBUG"];
+const LEVEL_TRAP: usize = 1;
+const LEVEL_USERR: usize = 3;
+
+/// The writable 1,024-byte `ERRTXT` buffer upstream's warning macros format
+/// into before calling [`black_flag`]. It must live in `.data` with exactly
+/// upstream's size: clients built against upstream get copy relocations.
+#[repr(transparent)]
+pub struct ErrText(UnsafeCell<[c_char; 1024]>);
+
+// SAFETY: the buffer is C's global by contract; Rust code only touches it
+// inside `black_flag`, under that function's documented contract.
+unsafe impl Sync for ErrText {}
+
+/// `char ERRTXT[1024]`.
+#[unsafe(no_mangle)]
+#[unsafe(link_section = ".data")]
+pub static ERRTXT: ErrText = ErrText(UnsafeCell::new([0; 1024]));
+
+/// Prints one report in upstream's `black_flag` layout. Our own reports do
+/// not go through `ERRTXT`: formatting into a process-wide buffer would race
+/// between threads.
+fn report(level: usize, origin: &str, message: &str) {
+    let text = format!(
+        "black_flag: {} seqshim:{} {origin}\n{message}\nend_black_flag\n",
+        LEVEL_NAMES.get(level).unwrap_or(&"UNKNOWN"),
+        env!("CARGO_PKG_VERSION"),
+    );
+    let _ = std::io::stderr().lock().write_all(text.as_bytes());
+}
+
+// ------------------------------------------------------------ seq_util.h
+
+/// Reads a score-matrix file into the caller's matrix: symbols, scores,
+/// `best_match`, gap parameters, and `calloc`ed gap arrays of
+/// `max_gap_length + 2` entries. Returns the number of symbols; −2 when the
+/// file cannot be opened, −1 on a malformed file (message on stderr), 0 for
+/// a file without a symbol line. The gap defaults (12, 2, 0; truncation 16,
+/// decay 0) are written first, as upstream does, even when reading fails.
+///
+/// # Safety
+/// `filename` must be null or a NUL-terminated path; `m` must be null or
+/// point to a writable `ResidueScoreMatrix_T`. Any gap arrays already in
+/// `m` are overwritten, not freed (as upstream).
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn read_score_matrix(
+    filename: *mut c_char,
+    m: *mut ResidueScoreMatrix,
+) -> c_int {
+    ffi_guard!(-1, {
+        // SAFETY: null or a valid writable matrix per the contract.
+        let Some(m) = (unsafe { m.as_mut() }) else {
+            report(LEVEL_USERR, "read_score_matrix", "matrix pointer is NULL");
+            return -1;
+        };
+        m.gap_penalty_set = [[12, 2, 0], [12, 2, 0]];
+        m.trunc_gap_length = poa::matrix::TRUNCATE_GAP_LENGTH;
+        m.decay_gap_length = poa::matrix::DECAY_GAP_LENGTH;
+        // SAFETY: null or NUL-terminated per the contract.
+        let name = unsafe { c_str(filename) };
+        let parsed = if filename.is_null() {
+            Err(MatrixError::NotFound("(null)".into()))
+        } else {
+            ScoreMatrix::from_file(Path::new(OsStr::from_bytes(name)))
+        };
+        match parsed {
+            Ok(sm) => store_matrix(m, &sm),
+            Err(MatrixError::NotFound(_)) => {
+                let shown =
+                    String::from_utf8_lossy(if filename.is_null() { b"(null)" } else { name });
+                report(
+                    LEVEL_USERR,
+                    "read_score_matrix",
+                    &format!("Can't open alignment matrix from {shown}\n"),
+                );
+                -2
+            }
+            Err(MatrixError::NoSymbols) => {
+                m.nsymbol = 0;
+                m.symbol[0] = 0;
+                0
+            }
+            Err(e) => {
+                report(LEVEL_TRAP, "read_score_matrix", &e.to_string());
+                e.code()
+            }
+        }
+    })
+}
+
+fn store_matrix(m: &mut ResidueScoreMatrix, sm: &ScoreMatrix) -> c_int {
+    let n = sm.nsymbol();
+    for (i, &c) in sm.symbols.iter().enumerate() {
+        m.symbol[i] = c as c_char;
+    }
+    m.symbol[n] = 0;
+    for i in 0..n {
+        m.score[i][..n].copy_from_slice(&sm.score[i * n..i * n + n]);
+        m.best_match[i][..n].copy_from_slice(&sm.best_match[i]);
+    }
+    m.gap_penalty_set = sm.gap_penalty_set;
+    m.trunc_gap_length = sm.trunc_gap_length;
+    m.decay_gap_length = sm.decay_gap_length;
+    m.max_gap_length = sm.max_gap_length;
+    let gaps = sm.gap_penalty_x.len();
+    // SAFETY: zeroed ints are valid; each array gets `gaps` entries.
+    unsafe {
+        m.gap_penalty_x = calloc_array::<c_int>(gaps);
+        m.gap_penalty_y = calloc_array::<c_int>(gaps);
+        ptr::copy_nonoverlapping(sm.gap_penalty_x.as_ptr(), m.gap_penalty_x, gaps);
+        ptr::copy_nonoverlapping(sm.gap_penalty_y.as_ptr(), m.gap_penalty_y, gaps);
+    }
+    m.nsymbol = n as c_int;
+    n as c_int
+}
+
+/// Appends a sequence to the caller's `Sequence_T` array: the array is
+/// `calloc`ed with 8 entries when `nseq <= 0` and `realloc`ed by 8 zeroed
+/// entries whenever `nseq` is a multiple of 8, so `(*seq)[nseq]` exists.
+/// Whitespace is removed from `tmp_seq` **in place**; the entry gets a
+/// `malloc`ed copy of it (lower- or upper-cased for `do_switch_case` 1 or 2),
+/// the name (at most 127 bytes), a `malloc`ed title (`"untitled"` for null)
+/// and the length. Returns 1; 0 (with a message) for a null `seq` or
+/// `tmp_seq`, where upstream would crash.
+///
+/// # Safety
+/// `seq` must point to a `Sequence_T *` that is null or a libc allocation
+/// sized as this function sizes it for `nseq` entries; `tmp_seq` must be a
+/// writable NUL-terminated string; `seq_name` and `seq_title` must be null
+/// or NUL-terminated.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn create_seq(
+    nseq: c_int,
+    seq: *mut *mut LpoSequence,
+    seq_name: *mut c_char,
+    seq_title: *mut c_char,
+    tmp_seq: *mut c_char,
+    do_switch_case: c_int,
+) -> c_int {
+    ffi_guard!(0, {
+        if seq.is_null() || tmp_seq.is_null() {
+            report(
+                LEVEL_USERR,
+                "create_seq",
+                "sequence array or residue string is NULL",
+            );
+            return 0;
+        }
+        // SAFETY: `seq` is valid per the contract.
+        let array = unsafe { &mut *seq };
+        let n = usize::try_from(nseq).unwrap_or(0);
+        if nseq <= 0 {
+            // SAFETY: zeroed sequences are valid.
+            *array = unsafe { calloc_array::<LpoSequence>(SEQUENCE_CHUNK) };
+        } else if n % SEQUENCE_CHUNK == 0 {
+            // SAFETY: the array is a libc allocation of n entries per the
+            // contract; the new chunk is zeroed before use.
+            unsafe {
+                let bytes = (n + SEQUENCE_CHUNK) * size_of::<LpoSequence>();
+                let p = libc::realloc((*array).cast(), bytes).cast::<LpoSequence>();
+                if p.is_null() {
+                    report(LEVEL_TRAP, "create_seq", "out of memory");
+                    return 0;
+                }
+                ptr::write_bytes(p.add(n), 0, SEQUENCE_CHUNK);
+                *array = p;
+            }
+        }
+        // SAFETY: entry n exists after the growth above.
+        let entry = unsafe { &mut *(*array).add(n) };
+        // SAFETY: tmp_seq is a writable NUL-terminated string per contract.
+        let raw = unsafe { c_str(tmp_seq) };
+        let len = raw.len();
+        // SAFETY: compacting in place within the string's own bytes.
+        let text = unsafe { std::slice::from_raw_parts_mut(tmp_seq.cast::<u8>(), len + 1) };
+        let mut j = 0;
+        for i in 0..len {
+            if !is_c_space(text[i]) {
+                text[j] = text[i];
+                j += 1;
+            }
+        }
+        text[j] = 0;
+        let mut residues = text[..j].to_vec();
+        match do_switch_case {
+            SWITCH_CASE_TO_LOWER => residues.make_ascii_lowercase(),
+            SWITCH_CASE_TO_UPPER => residues.make_ascii_uppercase(),
+            _ => {}
+        }
+        entry.sequence = strdup_bytes(&residues);
+        // SAFETY: null or NUL-terminated per contract.
+        set_name(&mut entry.name, unsafe { c_str(seq_name) });
+        entry.title = if seq_title.is_null() {
+            strdup_bytes(b"untitled")
+        } else {
+            // SAFETY: NUL-terminated per contract.
+            strdup_bytes(unsafe { c_str(seq_title) })
+        };
+        entry.length = j as c_int;
+        1
+    })
+}
+
+// ------------------------------------------------------------ lpo.h
+
+/// Turns each of `seq[0..nseq]` into a linear LPO: residues missing from the
+/// matrix's symbol list become `symbol[0]`, then `sequence` is rewritten
+/// **in place** into symbol indices (unknown → `nsymbol − 1`), a `calloc`ed
+/// letter array is built (letter i linked to i−1 and i+1, source
+/// `{0, i}`) and one source entry (weight 1, no bundle) is appended. An
+/// empty sequence gets no letters (upstream writes before its array).
+///
+/// # Safety
+/// `seq` must be valid for `nseq` entries made by [`create_seq`] (or laid
+/// out the same way, with libc allocations); `m` must point to a matrix
+/// filled by [`read_score_matrix`].
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn initialize_seqs_as_lpo(
+    nseq: c_int,
+    seq: *mut LpoSequence,
+    m: *mut ResidueScoreMatrix,
+) {
+    ffi_guard!((), {
+        let n = usize::try_from(nseq).unwrap_or(0);
+        if n == 0 {
+            return;
+        }
+        // SAFETY: null or a valid matrix per contract.
+        let (Some(m), false) = ((unsafe { m.as_ref() }), seq.is_null()) else {
+            report(
+                LEVEL_USERR,
+                "initialize_seqs_as_lpo",
+                "sequence or matrix pointer is NULL",
+            );
+            return;
+        };
+        // Upstream walks the array from the end; the entries are independent.
+        for i in (0..n).rev() {
+            // SAFETY: i < nseq entries per contract.
+            let s = unsafe { &mut *seq.add(i) };
+            // SAFETY: forwarded from this function's contract.
+            unsafe { init_linear(s, m) };
+        }
+    })
+}
+
+/// `limit_residues` + `index_symbols` + `lpo_init` for one sequence.
+///
+/// # Safety
+/// As [`initialize_seqs_as_lpo`], for one entry.
+unsafe fn init_linear(s: &mut LpoSequence, m: &ResidueScoreMatrix) {
+    let nsym = usize::try_from(m.nsymbol).unwrap_or(0).min(SYMBOL_MAX);
+    // `limit_residues` treats the symbol list as a C string.
+    let set: Vec<u8> = m
+        .symbol
+        .iter()
+        .take_while(|&&c| c != 0)
+        .map(|&c| c as u8)
+        .collect();
+    let len = usize::try_from(s.length).unwrap_or(0);
+    if !s.sequence.is_null() {
+        // SAFETY: create_seq made `sequence` a NUL-terminated string of
+        // `length` bytes.
+        let text = unsafe { std::slice::from_raw_parts_mut(s.sequence.cast::<u8>(), len) };
+        let limit = text.iter().position(|&c| c == 0).unwrap_or(len);
+        let first = set.first().copied().unwrap_or(0);
+        for c in &mut text[..limit] {
+            if !set.contains(c) {
+                *c = first;
+            }
+        }
+        for c in text.iter_mut() {
+            // Upstream scans from the end and keeps the last match.
+            let k = (0..nsym)
+                .rev()
+                .find(|&j| m.symbol[j] as u8 == *c)
+                .unwrap_or(nsym.saturating_sub(1));
+            *c = k as u8;
+        }
+    }
+    // SAFETY: zeroed letters are valid.
+    let letters = unsafe { calloc_array::<LpoLetter>(len) };
+    for i in 0..len {
+        // SAFETY: i < len letters just allocated; sequence holds len bytes.
+        unsafe {
+            let l = &mut *letters.add(i);
+            l.left.ipos = i as c_int - 1;
+            l.right.ipos = if i + 1 < len { i as c_int + 1 } else { -1 };
+            l.source.iseq = 0;
+            l.source.ipos = i as c_int;
+            l.align_ring = i as c_int;
+            l.ring_id = i as c_int;
+            l.letter = if s.sequence.is_null() {
+                0
+            } else {
+                *s.sequence.add(i)
+            };
+        }
+    }
+    s.letter = letters;
+    let name = name_bytes(&s.name);
+    let title = if s.title.is_null() {
+        b"untitled".to_vec()
+    } else {
+        // SAFETY: create_seq's title is NUL-terminated.
+        unsafe { c_str(s.title) }.to_vec()
+    };
+    // SAFETY: source_seq is null or sized by the same discipline.
+    unsafe { push_source(s, &name, &title, len as c_int, 1, -1) };
+}
+
+/// Upstream's `lpo_index_symbols`: letters that still hold residue bytes
+/// (the first one is not a symbol index) are translated to indices.
+///
+/// # Safety
+/// `s.letter` must be valid for `s.length` letters.
+unsafe fn index_letters(s: &mut LpoSequence, m: &ResidueScoreMatrix) {
+    let len = usize::try_from(s.length).unwrap_or(0);
+    if s.letter.is_null() || len == 0 {
+        return;
+    }
+    // SAFETY: valid for `len` letters per contract.
+    let letters = unsafe { std::slice::from_raw_parts_mut(s.letter, len) };
+    if (letters[0].letter as c_int) < m.nsymbol {
+        return;
+    }
+    let nsym = usize::try_from(m.nsymbol).unwrap_or(0).min(SYMBOL_MAX);
+    for l in letters {
+        let k = (0..nsym)
+            .rev()
+            .find(|&j| m.symbol[j] == l.letter)
+            .unwrap_or(nsym.saturating_sub(1));
+        l.letter = k as c_char;
+    }
+}
+
+/// Whether `f` scores like [`matrix_scoring_function`]: it is ours, or it
+/// returns `m->score[a][b]` for every pair of symbol letters. The aligner
+/// scores from the matrix directly, so any other function is refused.
+///
+/// # Safety
+/// `f` must be callable with letter arrays of `nsymbol` entries and `m`.
+unsafe fn scores_like_matrix(
+    f: unsafe extern "C" fn(
+        c_int,
+        c_int,
+        *mut LpoLetter,
+        *mut LpoLetter,
+        *mut ResidueScoreMatrix,
+    ) -> c_int,
+    m: *mut ResidueScoreMatrix,
+) -> bool {
+    if f as usize == matrix_scoring_function as *const () as usize {
+        return true;
+    }
+    // SAFETY: m is valid per contract.
+    let n = usize::try_from(unsafe { (*m).nsymbol })
+        .unwrap_or(0)
+        .min(SYMBOL_MAX);
+    // SAFETY: zeroed letters are valid; every index passed is < n.
+    unsafe {
+        let xs = calloc_array::<LpoLetter>(n);
+        let ys = calloc_array::<LpoLetter>(n);
+        for k in 0..n {
+            (*xs.add(k)).letter = k as c_char;
+            (*ys.add(k)).letter = k as c_char;
+            (*xs.add(k)).left.ipos = -1;
+            (*xs.add(k)).right.ipos = -1;
+            (*ys.add(k)).left.ipos = -1;
+            (*ys.add(k)).right.ipos = -1;
+        }
+        let mut same = true;
+        'outer: for a in 0..n {
+            for b in 0..n {
+                if f(a as c_int, b as c_int, xs, ys, m) != (*m).score[a][b] {
+                    same = false;
+                    break 'outer;
+                }
+            }
+        }
+        libc::free(xs.cast());
+        libc::free(ys.cast());
+        same
+    }
+}
+
+/// Fuses `seqs[1..nseq]` one by one, in input order, into `seqs[0]` and
+/// returns `seqs[0]` (or null for `nseq <= 0`). Sequences whose letters
+/// are null are initialised first; fused sequences lose their letters
+/// (`letter = NULL`) and keep their strings and source entries, so the
+/// caller frees every input with `free_lpo_sequence(seqs[i], 0)`.
+///
+/// Only upstream's CONSENT configuration is implemented: no aggressive
+/// fusion, `do_progressive == 0`, no score file, and a scoring function that
+/// scores from the matrix (ours, or one returning `m->score[a][b]`). Other
+/// requests print a message and return null without changing anything.
+/// `preserve_sequence_order` changes nothing in this configuration.
+///
+/// # Safety
+/// `seqs` must be valid for `nseq` pointers to well-formed sequences (see
+/// [`create_seq`] and [`initialize_seqs_as_lpo`]); `score_matrix` must be
+/// filled by [`read_score_matrix`]; `scoring_function` must be null or
+/// callable as upstream calls it.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn buildup_progressive_lpo(
+    nseq: c_int,
+    seqs: *mut *mut LpoSequence,
+    score_matrix: *mut ResidueScoreMatrix,
+    use_aggressive_fusion: c_int,
+    do_progressive: c_int,
+    score_file: *mut c_char,
+    scoring_function: ScoringFunction,
+    use_global_alignment: c_int,
+    preserve_sequence_order: c_int,
+) -> *mut LpoSequence {
+    let _ = preserve_sequence_order;
+    ffi_guard!(ptr::null_mut(), {
+        const WHO: &str = "buildup_progressive_lpo";
+        if nseq <= 0 {
+            return ptr::null_mut();
+        }
+        if seqs.is_null() || score_matrix.is_null() {
+            report(LEVEL_USERR, WHO, "sequence array or matrix pointer is NULL");
+            return ptr::null_mut();
+        }
+        let n = nseq as usize;
+        // SAFETY: valid for n pointers per contract.
+        let ptrs = unsafe { std::slice::from_raw_parts(seqs, n) };
+        if ptrs.iter().any(|p| p.is_null()) {
+            report(LEVEL_USERR, WHO, "a sequence pointer is NULL");
+            return ptr::null_mut();
+        }
+        // With one sequence upstream returns before any of these matter.
+        let unsupported = if n == 1 {
+            None
+        } else if use_aggressive_fusion != 0 {
+            Some("aggressive fusion")
+        } else if do_progressive != 0 {
+            Some("progressive ordering (do_progressive)")
+        } else if !score_file.is_null() {
+            Some("a pair score file")
+        } else {
+            match scoring_function {
+                None => Some("a NULL scoring function"),
+                // SAFETY: callable per contract; the matrix is valid.
+                Some(f) if !unsafe { scores_like_matrix(f, score_matrix) } => {
+                    Some("a scoring function other than matrix_scoring_function")
+                }
+                Some(_) => None,
+            }
+        };
+        if let Some(what) = unsupported {
+            report(
+                LEVEL_USERR,
+                WHO,
+                &format!("seqshim does not implement {what}"),
+            );
+            return ptr::null_mut();
+        }
+        // SAFETY: valid matrix per contract.
+        let m = unsafe { &*score_matrix };
+        let matrix = match matrix_from_c(m) {
+            Ok(matrix) => matrix,
+            Err(e) => {
+                report(LEVEL_USERR, WHO, &e);
+                return ptr::null_mut();
+            }
+        };
+        for &p in ptrs {
+            // SAFETY: each pointer is a valid sequence per contract.
+            unsafe {
+                let s = &mut *p;
+                if s.letter.is_null() {
+                    init_linear(s, m);
+                }
+                index_letters(s, m);
+            }
+        }
+        if n == 1 {
+            return ptrs[0];
+        }
+        let mut lpos = Vec::with_capacity(n);
+        let mut origins: Vec<*const LpoSourceInfo> = Vec::new();
+        for &p in ptrs {
+            // SAFETY: well-formed sequences per contract.
+            let s = unsafe { &*p };
+            // SAFETY: as above.
+            lpos.push(unsafe { read_lpo(s) });
+            for k in 0..usize::try_from(s.nsource_seq).unwrap_or(0) {
+                // SAFETY: k < nsource_seq.
+                origins.push(unsafe { s.source_seq.add(k) });
+            }
+        }
+        let Some((graph, fused)) =
+            poa::buildup_progressive_counted(lpos, &matrix, use_global_alignment != 0)
+        else {
+            return ptr::null_mut();
+        };
+        if fused + 1 < n {
+            report(
+                LEVEL_TRAP,
+                WHO,
+                &format!(
+                    "Exceeded memory bound ({} bytes); {} of {n} sequences fused\n",
+                    poa::build::POA_MAX_ALLOC,
+                    fused + 1
+                ),
+            );
+        }
+        // SAFETY: seqs[0] is a well-formed sequence with libc allocations.
+        unsafe { store_lpo(&mut *ptrs[0], &graph, &origins) };
+        for &p in &ptrs[1..=fused] {
+            // SAFETY: the fused sequence's letters are libc allocations it owns.
+            unsafe {
+                let s = &mut *p;
+                free_letter_lists(s.letter, usize::try_from(s.length).unwrap_or(0));
+                libc::free(s.letter.cast());
+                s.letter = ptr::null_mut();
+            }
+        }
+        ptrs[0]
+    })
+}
+
+/// Frees the letters (and their list nodes), `title`, `sequence` and the
+/// source entries of `seq`, and `seq` itself when `please_free_holder` is
+/// non-zero. Null is a no-op.
+///
+/// # Safety
+/// `seq` must be null or a well-formed sequence whose allocations came from
+/// libc; with `please_free_holder`, `seq` itself must be a libc allocation.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn free_lpo_sequence(seq: *mut LpoSequence, please_free_holder: c_int) {
+    ffi_guard!((), {
+        // SAFETY: null or valid per contract.
+        let Some(s) = (unsafe { seq.as_mut() }) else {
+            return;
+        };
+        // SAFETY: libc allocations owned by the sequence per contract.
+        unsafe {
+            free_letter_lists(s.letter, usize::try_from(s.length).unwrap_or(0));
+            libc::free(s.letter.cast());
+            s.letter = ptr::null_mut();
+            libc::free(s.title.cast());
+            s.title = ptr::null_mut();
+            libc::free(s.sequence.cast());
+            s.sequence = ptr::null_mut();
+            if !s.source_seq.is_null() {
+                free_source_infos(s.source_seq, usize::try_from(s.nsource_seq).unwrap_or(0));
+                libc::free(s.source_seq.cast());
+                s.source_seq = ptr::null_mut();
+            }
+            if please_free_holder != 0 {
+                libc::free(seq.cast());
+            }
+        }
+    })
+}
+
+/// Flattens the graph into MSA rows. Returns the number of columns (`nring`);
+/// `*p_seq_pos` gets a `malloc`ed array of `nsource_seq` row pointers into
+/// one `malloc`ed block `*p_p` of `nsource_seq * nring` bytes, pre-filled
+/// with `gap_character`; rows are **not** NUL-terminated. Letters below
+/// `nsymbol` are written as `symbol[letter]` when `symbol` is not null.
+/// `*p_include` is never written, as upstream. Returns 0 for a null `seq`.
+///
+/// # Safety
+/// `seq` must be null or a well-formed LPO; `symbol` must be null or valid
+/// for `nsymbol` bytes; each output pointer must be null or writable.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn xlate_lpo_to_al(
+    seq: *mut LpoSequence,
+    nsymbol: c_int,
+    symbol: *mut c_char,
+    ibundle: c_int,
+    gap_character: c_char,
+    p_seq_pos: *mut *mut *mut c_char,
+    p_p: *mut *mut c_char,
+    p_include: *mut *mut c_char,
+) -> c_int {
+    // Upstream computes bundle flags for `ibundle >= 0` and frees them
+    // again; nothing observable comes of them.
+    let _ = (ibundle, p_include);
+    ffi_guard!(0, {
+        // SAFETY: null or valid per contract.
+        let Some(s) = (unsafe { seq.as_ref() }) else {
+            report(LEVEL_USERR, "xlate_lpo_to_al", "sequence pointer is NULL");
+            return 0;
+        };
+        let len = usize::try_from(s.length).unwrap_or(0);
+        let nsrc = usize::try_from(s.nsource_seq).unwrap_or(0);
+        let letters: &[LpoLetter] = if s.letter.is_null() || len == 0 {
+            &[]
+        } else {
+            // SAFETY: valid for `length` letters per contract.
+            unsafe { std::slice::from_raw_parts(s.letter, len) }
+        };
+        let mut nring = 1usize;
+        let mut current = 0;
+        for l in letters {
+            if l.ring_id != current {
+                current = l.ring_id;
+                nring += 1;
+            }
+        }
+        // SAFETY: zeroed pointers/bytes are valid; sizes as computed.
+        let rows = unsafe { calloc_array::<*mut c_char>(nsrc) };
+        // SAFETY: as above.
+        let block = unsafe { calloc_array::<c_char>(nsrc * nring) };
+        if !block.is_null() {
+            // SAFETY: block holds nsrc * nring bytes; rows holds nsrc pointers.
+            unsafe {
+                ptr::write_bytes(block, gap_character as u8, nsrc * nring);
+                for i in 0..nsrc {
+                    *rows.add(i) = block.add(i * nring);
+                }
+            }
+        }
+        let mut col = 0;
+        let mut current = 0;
+        for l in letters {
+            if l.ring_id != current {
+                current = l.ring_id;
+                col += 1;
+            }
+            let code = l.letter;
+            let c = if !symbol.is_null() && (code as c_int) < nsymbol && code >= 0 {
+                // SAFETY: 0 <= code < nsymbol and symbol holds nsymbol bytes.
+                unsafe { *symbol.add(code as usize) }
+            } else {
+                code
+            };
+            let mut src = &l.source as *const types::LpoLetterSource;
+            // SAFETY: source lists are well formed per contract.
+            while let Some(e) = unsafe { src.as_ref() } {
+                if let Ok(row) = usize::try_from(e.iseq)
+                    && row < nsrc
+                {
+                    // SAFETY: row < nsrc and col < nring.
+                    unsafe { *block.add(row * nring + col) = c };
+                }
+                src = e.more;
+            }
+        }
+        // SAFETY: output pointers are null or writable per contract.
+        unsafe {
+            match (p_seq_pos.as_mut(), p_p.as_mut()) {
+                (Some(sp), Some(pp)) => {
+                    *sp = rows;
+                    *pp = block;
+                }
+                (Some(sp), None) => *sp = rows,
+                (None, Some(pp)) => {
+                    *pp = block;
+                    libc::free(rows.cast());
+                }
+                (None, None) => {
+                    libc::free(rows.cast());
+                    libc::free(block.cast());
+                }
+            }
+        }
+        nring as c_int
+    })
+}
+
+/// Repeatedly extracts the heaviest bundle (see [`heaviest_bundle`]) and
+/// adds each path as a new source `CONSENS<k>` until every source is
+/// bundled, a path is shorter than 10 nodes, or a bundle gains no member;
+/// sources covering at least `minimum_fraction` of their length on a path
+/// join its bundle and their weight becomes 0.
+///
+/// # Safety
+/// `seq` must be null or a well-formed LPO whose allocations came from libc.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn generate_lpo_bundles(seq: *mut LpoSequence, minimum_fraction: c_float) {
+    ffi_guard!((), {
+        // SAFETY: null or valid per contract.
+        let Some(s) = (unsafe { seq.as_mut() }) else {
+            report(
+                LEVEL_USERR,
+                "generate_lpo_bundles",
+                "sequence pointer is NULL",
+            );
+            return;
+        };
+        // SAFETY: well-formed per contract.
+        let mut lpo = unsafe { read_lpo(s) };
+        let before = lpo.sources.len();
+        poa::generate_lpo_bundles(&mut lpo, minimum_fraction);
+        let origins: Vec<*const LpoSourceInfo> = (0..before)
+            // SAFETY: k < nsource_seq.
+            .map(|k| unsafe { s.source_seq.add(k) } as *const LpoSourceInfo)
+            .collect();
+        // SAFETY: libc allocations per contract.
+        unsafe { store_lpo(s, &lpo, &origins) };
+    })
+}
+
+/// The heaviest path through `len` letters by weighted source overlap.
+/// Returns a `calloc`ed array of `len` entries whose first `*p_best_len`
+/// are the path's letter indices (null when `len <= 0`); the caller frees
+/// it.
+///
+/// # Safety
+/// `seq` must be valid for `len` well-formed letters whose sources index
+/// `source_seq[0..nsource_seq]`; `p_best_len` must be null or writable.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn heaviest_bundle(
+    len: c_int,
+    seq: *mut LpoLetter,
+    nsource_seq: c_int,
+    source_seq: *mut LpoSourceInfo,
+    p_best_len: *mut c_int,
+) -> *mut c_int {
+    ffi_guard!(ptr::null_mut(), {
+        let n = usize::try_from(len).unwrap_or(0);
+        // SAFETY: valid for `len` letters per contract.
+        let letters = unsafe { read_letters(seq, n) };
+        // SAFETY: valid for `nsource_seq` entries per contract.
+        let sources =
+            unsafe { read_source_infos(source_seq, usize::try_from(nsource_seq).unwrap_or(0)) };
+        let path = poa::heaviest_bundle(&letters, &sources);
+        // SAFETY: zeroed ints are valid; the path has at most len nodes.
+        let out = unsafe { calloc_array::<c_int>(n) };
+        if !out.is_null() {
+            // SAFETY: path.len() <= n.
+            unsafe { ptr::copy_nonoverlapping(path.as_ptr(), out, path.len().min(n)) };
+        }
+        // SAFETY: null or writable per contract.
+        if let Some(p) = unsafe { p_best_len.as_mut() } {
+            *p = path.len() as c_int;
+        }
+        out
+    })
+}
+
+// ------------------------------------------------------------ align_score.h
+
+/// `m->score[seq_x[i].letter][seq_y[j].letter]`; 0 for a letter outside the
+/// 128-entry table (upstream would read out of bounds).
+///
+/// # Safety
+/// `seq_x` must be valid for `i + 1` letters, `seq_y` for `j + 1`, and `m`
+/// must point to a matrix.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn matrix_scoring_function(
+    i: c_int,
+    j: c_int,
+    seq_x: *mut LpoLetter,
+    seq_y: *mut LpoLetter,
+    m: *mut ResidueScoreMatrix,
+) -> c_int {
+    ffi_guard!(0, {
+        if seq_x.is_null() || seq_y.is_null() || m.is_null() || i < 0 || j < 0 {
+            return 0;
+        }
+        // SAFETY: indices and pointers valid per contract.
+        let (a, b, m) = unsafe {
+            (
+                (*seq_x.add(i as usize)).letter,
+                (*seq_y.add(j as usize)).letter,
+                &*m,
+            )
+        };
+        match (usize::try_from(a), usize::try_from(b)) {
+            (Ok(a), Ok(b)) if a < SYMBOL_MAX && b < SYMBOL_MAX => m.score[a][b],
+            _ => 0,
+        }
+    })
+}
+
+// ------------------------------------------------------------ default.h, black_flag.h
+
+/// Frees `s->p` with libc `free`, sets it to null and `last_alloc` to 0.
+/// Returns 0 (also for a null `s`, which upstream would dereference).
+///
+/// # Safety
+/// `s` must be null or point to a `stringptr` whose `p` is null or a libc
+/// allocation.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn stringptr_free(s: *mut StringPtr) -> c_int {
+    ffi_guard!(0, {
+        // SAFETY: null or valid per contract.
+        if let Some(s) = unsafe { s.as_mut() } {
+            // SAFETY: a libc allocation or null per contract.
+            unsafe { libc::free(s.p.cast()) };
+            s.p = ptr::null_mut();
+            s.last_alloc = 0;
+        }
+        0
+    })
+}
+
+/// Prints a report of level `bug_level` (upstream's `CRASH`..`DEBUG`) with
+/// the source location and the text in `ERRTXT` to stderr, clears `ERRTXT`
+/// and returns 1. Upstream aborts the process for `CRASH` and `DEBUG`; this
+/// returns 1 for them too.
+///
+/// # Safety
+/// `sourcefile` and `sourcefile_revision` must be null or NUL-terminated.
+/// `ERRTXT` is one process-wide buffer, as upstream: callers formatting into
+/// it from several threads at once must serialise themselves.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn black_flag(
+    bug_level: c_int,
+    sourcefile: *mut c_char,
+    sourceline: c_int,
+    sourcefile_revision: *mut c_char,
+) -> c_int {
+    ffi_guard!(1, {
+        let buf = ERRTXT.0.get();
+        // SAFETY: the buffer is 1,024 bytes; reading up to its first NUL
+        // (or its end) stays inside it.
+        let text: Vec<u8> = unsafe { &*buf }
+            .iter()
+            .take_while(|&&c| c != 0)
+            .map(|&c| c as u8)
+            .collect();
+        // SAFETY: null or NUL-terminated per contract.
+        let (file, rev) = unsafe { (c_str(sourcefile), c_str(sourcefile_revision)) };
+        let level = usize::try_from(bug_level).unwrap_or(usize::MAX);
+        report(
+            level,
+            &format!(
+                "{} {},{sourceline}",
+                String::from_utf8_lossy(file),
+                String::from_utf8_lossy(rev)
+            ),
+            &String::from_utf8_lossy(&text),
+        );
+        // SAFETY: writing the first byte of the 1,024-byte buffer.
+        unsafe { (*buf)[0] = 0 };
+        1
+    })
+}

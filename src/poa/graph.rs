@@ -1,0 +1,238 @@
+//! Linearised partial-order graph ("LPO"), kept structurally identical to
+//! upstream's `LPOSequence_T` so a C layer can copy it out field by field.
+//!
+//! Indices are `i32` because upstream uses −1 as "no letter" in links, sources
+//! and traceback, and list order matters: the DP breaks ties by the position
+//! of a predecessor in its node's link list.
+
+use super::matrix::{ScoreMatrix, is_c_space};
+
+/// Upstream's `INVALID_LETTER_POSITION`.
+pub const INVALID: i32 = -1;
+/// Upstream's `NO_BUNDLE`.
+pub const NO_BUNDLE: i32 = -1;
+/// Upstream's `SEQUENCE_NAME_MAX` (name buffer size including the NUL).
+pub const SEQUENCE_NAME_MAX: usize = 128;
+
+/// One edge. `score` exists because upstream is built with weighted links;
+/// nothing on the CONSENT path ever sets it, so it stays 0.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Link {
+    pub ipos: i32,
+    pub score: i32,
+}
+
+/// "Sequence `iseq` passes through this node at its position `ipos`."
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct SourceRef {
+    pub iseq: i32,
+    pub ipos: i32,
+}
+
+/// One graph node. Empty `left`/`right`/`source` vectors stand for upstream's
+/// head entry holding −1.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Letter {
+    pub left: Vec<Link>,
+    pub right: Vec<Link>,
+    pub source: Vec<SourceRef>,
+    /// Next node on this node's alignment ring (circular list of aligned nodes).
+    pub align_ring: i32,
+    /// Smallest node index on the ring; equal ids in a row form one MSA column.
+    pub ring_id: i32,
+    /// Unused by alignment; carried for layout parity.
+    pub score: f32,
+    /// Symbol index into the score matrix (not ASCII).
+    pub letter: u8,
+}
+
+impl Letter {
+    /// A node with no links and no sources that sits alone on its ring.
+    pub fn blank(self_index: i32) -> Self {
+        Letter {
+            left: Vec::new(),
+            right: Vec::new(),
+            source: Vec::new(),
+            align_ring: self_index,
+            ring_id: self_index,
+            score: 0.0,
+            letter: 0,
+        }
+    }
+}
+
+/// Per-sequence bookkeeping (`LPOSourceInfo_T` without the index caches).
+#[derive(Debug, Clone, PartialEq)]
+pub struct SourceInfo {
+    pub name: String,
+    pub title: String,
+    pub length: i32,
+    pub istart: i32,
+    pub weight: i32,
+    pub bundle_id: i32,
+}
+
+/// A partial-order graph together with the sequences it contains.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct Lpo {
+    pub name: String,
+    pub title: String,
+    /// The residues as read (after case switching and whitespace removal).
+    /// [`Lpo::initialize`] rewrites it in place into symbol indices, as
+    /// upstream's `limit_residues` + `index_symbols` do.
+    pub sequence: Vec<u8>,
+    pub letters: Vec<Letter>,
+    pub sources: Vec<SourceInfo>,
+}
+
+/// Case handling of `create_seq` (upstream's `do_switch_case`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum CaseSwitch {
+    #[default]
+    Keep,
+    Lower,
+    Upper,
+}
+
+/// Upstream's `add_lpo_link`: append unless already present.
+pub(crate) fn add_link(list: &mut Vec<Link>, ipos: i32) {
+    if !list.iter().any(|l| l.ipos == ipos) {
+        list.push(Link { ipos, score: 0 });
+    }
+}
+
+impl Lpo {
+    pub fn len(&self) -> usize {
+        self.letters.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.letters.is_empty()
+    }
+
+    /// `create_seq`: drops whitespace, truncates at a NUL byte (the C string
+    /// ends there) and applies the case switch. The graph is not built yet.
+    pub fn create_seq(name: &str, title: Option<&str>, raw: &[u8], case: CaseSwitch) -> Self {
+        let raw = match raw.iter().position(|&c| c == 0) {
+            Some(z) => &raw[..z],
+            None => raw,
+        };
+        let mut seq: Vec<u8> = raw.iter().copied().filter(|&c| !is_c_space(c)).collect();
+        match case {
+            CaseSwitch::Keep => {}
+            CaseSwitch::Lower => seq.make_ascii_lowercase(),
+            CaseSwitch::Upper => seq.make_ascii_uppercase(),
+        }
+        let mut name = name.to_string();
+        // STRNCPY into a 128-byte buffer keeps at most 127 bytes.
+        if name.len() >= SEQUENCE_NAME_MAX {
+            let mut cut = SEQUENCE_NAME_MAX - 1;
+            while !name.is_char_boundary(cut) {
+                cut -= 1;
+            }
+            name.truncate(cut);
+        }
+        Lpo {
+            name,
+            title: title.unwrap_or("untitled").to_string(),
+            sequence: seq,
+            letters: Vec::new(),
+            sources: Vec::new(),
+        }
+    }
+
+    /// `initialize_seqs_as_lpo` for one sequence: residues outside the symbol
+    /// list become `symbol[0]`, every residue becomes its symbol index, and a
+    /// linear graph with one source is built.
+    pub fn initialize(&mut self, m: &ScoreMatrix) {
+        let first = m.symbols[0];
+        for c in self.sequence.iter_mut() {
+            if !m.symbols.contains(c) {
+                *c = first;
+            }
+        }
+        for c in self.sequence.iter_mut() {
+            *c = m.index_of(*c);
+        }
+        let n = self.sequence.len() as i32;
+        self.letters = (0..n)
+            .map(|i| Letter {
+                left: if i > 0 {
+                    vec![Link {
+                        ipos: i - 1,
+                        score: 0,
+                    }]
+                } else {
+                    Vec::new()
+                },
+                right: if i + 1 < n {
+                    vec![Link {
+                        ipos: i + 1,
+                        score: 0,
+                    }]
+                } else {
+                    Vec::new()
+                },
+                source: vec![SourceRef { iseq: 0, ipos: i }],
+                align_ring: i,
+                ring_id: i,
+                score: 0.0,
+                letter: self.sequence[i as usize],
+            })
+            .collect();
+        self.sources.clear();
+        self.sources.push(SourceInfo {
+            name: self.name.clone(),
+            title: self.title.clone(),
+            length: n,
+            istart: 0,
+            weight: 1,
+            bundle_id: NO_BUNDLE,
+        });
+    }
+
+    /// Convenience: `create_seq` followed by `initialize`.
+    pub fn from_read(name: &str, raw: &[u8], case: CaseSwitch, m: &ScoreMatrix) -> Self {
+        let mut l = Self::create_seq(name, None, raw, case);
+        l.initialize(m);
+        l
+    }
+
+    /// Upstream's `save_lpo_source`; returns the new source index.
+    pub fn push_source(&mut self, info: SourceInfo) -> i32 {
+        self.sources.push(info);
+        (self.sources.len() - 1) as i32
+    }
+
+    /// `add_path_sequence`: registers a new zero-weight source that walks `path`.
+    pub fn add_path_sequence(&mut self, path: &[i32], name: &str, title: &str) -> i32 {
+        let iseq = self.push_source(SourceInfo {
+            name: name.to_string(),
+            title: title.to_string(),
+            length: path.len() as i32,
+            istart: 0,
+            weight: 0,
+            bundle_id: NO_BUNDLE,
+        });
+        for (i, &node) in path.iter().enumerate() {
+            self.letters[node as usize].source.push(SourceRef {
+                iseq,
+                ipos: i as i32,
+            });
+        }
+        iseq
+    }
+
+    /// Number of MSA columns (`nring` of `xlate_lpo_to_al`).
+    pub fn column_count(&self) -> usize {
+        let mut current = 0;
+        let mut n = 0;
+        for l in &self.letters {
+            if l.ring_id != current {
+                current = l.ring_id;
+                n += 1;
+            }
+        }
+        n + 1
+    }
+}

@@ -1,0 +1,478 @@
+//! Pure-Rust reimplementation of POA v2 as forked by BOA (`Malfoy/BOA@09c1be1`)
+//! and driven by CONSENT/BMEAN.
+//!
+//! Layers, bottom up:
+//! - [`matrix`]: score-matrix files (`read_score_matrix`).
+//! - [`graph`]: the linearised partial-order graph (`LPOSequence_T`),
+//!   `create_seq` + `initialize_seqs_as_lpo`.
+//! - [`align`]: `align_lpo_po`; [`fuse`]: `fuse_lpo`; [`build`]:
+//!   `buildup_progressive_lpo`.
+//! - [`msa`]: `xlate_lpo_to_al`; [`bundle`]: `heaviest_bundle` /
+//!   `generate_lpo_bundles`; [`consensus`]: BMEAN's column majority.
+//!
+//! The window helpers at the bottom chain these the way CONSENT does.
+
+pub mod align;
+pub mod build;
+pub mod bundle;
+pub mod consensus;
+pub mod fuse;
+pub mod graph;
+pub mod matrix;
+pub mod msa;
+
+pub use align::{Alignment, align_lpo_po};
+pub use build::{buildup_pairwise, buildup_progressive, buildup_progressive_counted};
+pub use bundle::{generate_lpo_bundles, heaviest_bundle};
+pub use consensus::column_majority;
+pub use fuse::fuse_lpo;
+pub use graph::{CaseSwitch, Letter, Link, Lpo, SourceInfo, SourceRef};
+pub use matrix::{MatrixError, ScoreMatrix};
+pub use msa::{Msa, xlate_lpo_to_al};
+
+/// How a window is aligned and summarised.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct WindowOptions {
+    /// `use_global_alignment` (CONSENT: true).
+    pub global: bool,
+    /// `create_seq` case switch (CONSENT: keep).
+    pub case: CaseSwitch,
+    /// BMEAN `maxMSA`: reads past this many non-empty ones are ignored.
+    pub max_seqs: usize,
+    /// Run `generate_lpo_bundles` with this threshold (poa `-hb`: 0.9) and
+    /// append the `CONSENS<k>` rows to the MSA.
+    pub heaviest_bundle: Option<f32>,
+    /// Gap byte in MSA rows (BMEAN: `-`; poa's PIR output: `.`).
+    pub gap: u8,
+}
+
+impl Default for WindowOptions {
+    /// CONSENT's settings.
+    fn default() -> Self {
+        WindowOptions {
+            global: true,
+            case: CaseSwitch::Keep,
+            max_seqs: 150,
+            heaviest_bundle: None,
+            gap: b'-',
+        }
+    }
+}
+
+/// Outcome of [`align_window`].
+#[derive(Debug, Clone, PartialEq)]
+pub struct WindowMsa {
+    /// One row per used read (input order, empty reads skipped), then one per
+    /// heaviest-bundle consensus when requested.
+    pub msa: Msa,
+    /// Names of the rows (`s<input index>` for reads, `CONSENS<k>`).
+    pub names: Vec<String>,
+    /// Input index of each read row.
+    pub read_index: Vec<usize>,
+    /// Fusion stopped at upstream's memory bound; later reads are absent.
+    pub truncated: bool,
+}
+
+/// Builds the window's graph progressively in input order and flattens it,
+/// as BMEAN's `consensus_POA` (or `poa -read_fasta`) does: empty reads are
+/// skipped, at most `max_seqs` reads are used. `None` when no read is used.
+pub fn align_window(reads: &[&[u8]], m: &ScoreMatrix, opt: &WindowOptions) -> Option<WindowMsa> {
+    let mut seqs = Vec::new();
+    let mut read_index = Vec::new();
+    for (i, r) in reads.iter().enumerate() {
+        if seqs.len() >= opt.max_seqs {
+            break;
+        }
+        let l = Lpo::create_seq(&format!("s{i}"), None, r, opt.case);
+        if l.sequence.is_empty() {
+            continue;
+        }
+        seqs.push(l);
+        read_index.push(i);
+    }
+    for s in seqs.iter_mut() {
+        s.initialize(m);
+    }
+    let (mut lpo, truncated) = buildup_progressive(seqs, m, opt.global)?;
+    if let Some(frac) = opt.heaviest_bundle {
+        generate_lpo_bundles(&mut lpo, frac);
+    }
+    let msa = xlate_lpo_to_al(&lpo, Some(&m.symbols), opt.gap);
+    let names = lpo.sources.iter().map(|s| s.name.clone()).collect();
+    Some(WindowMsa {
+        msa,
+        names,
+        read_index,
+        truncated,
+    })
+}
+
+/// BMEAN's `easy_consensus` on one sub-window with CONSENT's settings: a
+/// single read, or all reads identical, is returned as is; otherwise POA
+/// (global, input order) followed by [`column_majority`].
+pub fn easy_consensus(reads: &[&[u8]], m: &ScoreMatrix, max_seqs: usize) -> Vec<u8> {
+    if reads.is_empty() {
+        return Vec::new();
+    }
+    if reads.len() == 1 || reads.iter().all(|r| *r == reads[0]) {
+        return reads[0].to_vec();
+    }
+    let opt = WindowOptions {
+        max_seqs,
+        ..WindowOptions::default()
+    };
+    match align_window(reads, m, &opt) {
+        Some(w) => column_majority(&w.msa.rows),
+        None => Vec::new(),
+    }
+}
+
+// ------------------------------------------------------------------ batches
+
+/// How a window's consensus is formed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ConsensusRule {
+    /// CONSENT/BMEAN: a lone read or identical reads are returned as they
+    /// are, otherwise the column majority of the MSA ([`column_majority`]).
+    ColumnMajority,
+    /// The first heaviest bundle (`generate_lpo_bundles` at 0.9, `CONSENS0`).
+    HeaviestBundle,
+}
+
+/// Everything a batch of windows shares: the scoring and the options.
+#[derive(Debug, Clone)]
+pub struct BatchConfig {
+    pub matrix: ScoreMatrix,
+    pub global: bool,
+    pub consensus: ConsensusRule,
+    pub max_seqs: usize,
+    pub want_msa: bool,
+}
+
+impl BatchConfig {
+    /// A DNA matrix in BOA's form: `match_score` on the A, C, G, T diagonal,
+    /// `mismatch` everywhere else (N included), and a gap of `gap_open` for
+    /// its first position, `gap_extend` for each further one, tracked up to
+    /// `trunc` positions (scores are negative costs, as in the C API).
+    pub fn dna_matrix(
+        match_score: i32,
+        mismatch: i32,
+        gap_open: i32,
+        gap_extend: i32,
+        trunc: i32,
+    ) -> Result<ScoreMatrix, MatrixError> {
+        let mut text = format!(
+            "GAP-PENALTIES={} {} {}\nGAP-TRUNCATION-LENGTH={trunc}\nGAP-DECAY-LENGTH=0\n",
+            -(gap_open as i64),
+            -(gap_extend as i64),
+            -(gap_extend as i64)
+        );
+        for &c in matrix::POA_SYMBOLS {
+            text.push(' ');
+            text.push(c as char);
+        }
+        text.push('\n');
+        for &r in matrix::POA_SYMBOLS {
+            text.push(r as char);
+            for &c in matrix::POA_SYMBOLS {
+                let v = if r == c && b"ACGT".contains(&r) {
+                    match_score
+                } else {
+                    mismatch
+                };
+                text.push_str(&format!(" {v}"));
+            }
+            text.push('\n');
+        }
+        ScoreMatrix::parse(text.as_bytes())
+    }
+}
+
+/// The size classes CONSENT-GPU buckets windows into: (at most 8, 16 or 32
+/// reads) × (longest read at most 31, 63, 127 or 255 bases); anything larger
+/// is [`Bucket::Cpu`]. A device runner takes whole buckets; the CPU takes
+/// everything.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Bucket {
+    Sized { max_reads: u16, max_len: u16 },
+    Cpu,
+}
+
+impl Bucket {
+    pub fn of(nreads: usize, longest: usize) -> Bucket {
+        let max_reads = [8u16, 16, 32].into_iter().find(|&w| nreads <= w as usize);
+        let max_len = [31u16, 63, 127, 255]
+            .into_iter()
+            .find(|&l| longest <= l as usize);
+        match (max_reads, max_len) {
+            (Some(max_reads), Some(max_len)) => Bucket::Sized { max_reads, max_len },
+            _ => Bucket::Cpu,
+        }
+    }
+}
+
+/// Per-window outcome of a batch.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum WindowStatus {
+    Ok,
+    /// No non-empty read.
+    Empty,
+    /// Fusion stopped at upstream's memory bound; no result.
+    GraphTooLarge,
+    /// A device could not run the window and strict mode forbade the CPU.
+    Device,
+}
+
+/// What one window produced.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct WindowResult {
+    pub status: WindowStatus,
+    pub consensus: Vec<u8>,
+    /// Rows of the used reads (input order, empty reads skipped), `-` gaps,
+    /// concatenated row-major; empty unless MSAs were asked for.
+    pub msa: Vec<u8>,
+    pub nrows: usize,
+    pub ncols: usize,
+}
+
+/// One window as a scheduler job.
+pub struct WindowJob {
+    pub reads: Vec<Vec<u8>>,
+    pub config: std::sync::Arc<BatchConfig>,
+}
+
+impl WindowJob {
+    pub fn bucket(&self) -> Bucket {
+        let used = self
+            .reads
+            .iter()
+            .filter(|r| !r.is_empty())
+            .count()
+            .min(self.config.max_seqs);
+        let longest = self.reads.iter().map(|r| r.len()).max().unwrap_or(0);
+        Bucket::of(used, longest)
+    }
+
+    /// The window on the CPU, exactly as the per-window C ABI path computes it.
+    pub fn compute(&self) -> WindowResult {
+        let c = &*self.config;
+        let refs: Vec<&[u8]> = self.reads.iter().map(|r| r.as_slice()).collect();
+        let opt = WindowOptions {
+            global: c.global,
+            case: CaseSwitch::Keep,
+            max_seqs: c.max_seqs,
+            heaviest_bundle: (c.consensus == ConsensusRule::HeaviestBundle).then_some(0.9),
+            gap: b'-',
+        };
+        let none = |status| WindowResult {
+            status,
+            consensus: Vec::new(),
+            msa: Vec::new(),
+            nrows: 0,
+            ncols: 0,
+        };
+        let Some(w) = align_window(&refs, &c.matrix, &opt) else {
+            return none(WindowStatus::Empty);
+        };
+        if w.truncated {
+            return none(WindowStatus::GraphTooLarge);
+        }
+        let nrows = w.read_index.len();
+        let consensus = match c.consensus {
+            ConsensusRule::ColumnMajority => {
+                if refs.len() == 1 || refs.iter().all(|r| *r == refs[0]) {
+                    refs[0].to_vec()
+                } else {
+                    column_majority(&w.msa.rows[..nrows])
+                }
+            }
+            ConsensusRule::HeaviestBundle => w
+                .names
+                .iter()
+                .position(|n| n == "CONSENS0")
+                .map(|k| {
+                    w.msa.rows[k]
+                        .iter()
+                        .copied()
+                        .filter(|&b| b != b'-')
+                        .collect()
+                })
+                .unwrap_or_default(),
+        };
+        let msa = if c.want_msa {
+            w.msa.rows[..nrows].concat()
+        } else {
+            Vec::new()
+        };
+        WindowResult {
+            status: WindowStatus::Ok,
+            consensus,
+            msa,
+            nrows: if c.want_msa { nrows } else { 0 },
+            ncols: if c.want_msa { w.msa.ncols } else { 0 },
+        }
+    }
+}
+
+impl crate::engine::scheduler::Job for WindowJob {
+    type Output = WindowResult;
+
+    fn run_cpu(&self) -> WindowResult {
+        self.compute()
+    }
+
+    fn gpu_eligible(&self) -> bool {
+        self.bucket() != Bucket::Cpu
+    }
+
+    fn cost(&self) -> u64 {
+        let n = self.reads.len() as u64;
+        let l = self.reads.iter().map(|r| r.len()).max().unwrap_or(0) as u64;
+        n * l * l
+    }
+}
+
+static SCHEDULER: once_cell::sync::Lazy<crate::engine::scheduler::Scheduler<WindowJob>> =
+    once_cell::sync::Lazy::new(|| {
+        // No device runner for this family yet: every window runs on the CPU pool.
+        crate::engine::scheduler::Scheduler::new(
+            Vec::new(),
+            crate::engine::scheduler::Options::default(),
+        )
+    });
+
+/// Runs many windows on the CPU pool through the family's scheduler and
+/// returns their results in input order. Windows are grouped by [`Bucket`],
+/// largest first, so that the pool is not left waiting on a big window
+/// started last.
+pub fn run_windows(jobs: Vec<WindowJob>) -> Vec<WindowResult> {
+    let mut order: Vec<usize> = (0..jobs.len()).collect();
+    let keys: Vec<(std::cmp::Reverse<Bucket>, std::cmp::Reverse<u64>)> = jobs
+        .iter()
+        .map(|j| {
+            use crate::engine::scheduler::Job;
+            (std::cmp::Reverse(j.bucket()), std::cmp::Reverse(j.cost()))
+        })
+        .collect();
+    order.sort_by_key(|&i| keys[i]);
+    let mut slots: Vec<Option<WindowJob>> = jobs.into_iter().map(Some).collect();
+    let ordered: Vec<WindowJob> = order.iter().filter_map(|&i| slots[i].take()).collect();
+    let results = SCHEDULER.run_all(ordered);
+    let mut out: Vec<Option<WindowResult>> = (0..order.len()).map(|_| None).collect();
+    for (&i, r) in order.iter().zip(results) {
+        // Only strict mode turns a device failure into an error.
+        out[i] = Some(match r {
+            Ok(r) => r,
+            Err(_) => WindowResult {
+                status: WindowStatus::Device,
+                consensus: Vec::new(),
+                msa: Vec::new(),
+                nrows: 0,
+                ncols: 0,
+            },
+        });
+    }
+    out.into_iter()
+        .map(|r| r.expect("every window has a result"))
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Golden output of BOA 09c1be1 (CONSENT call sequence, BOA's DNA matrix).
+    #[test]
+    fn small_window_matches_boa_golden() {
+        let reads: [&[u8]; 3] = [
+            b"ACGTACGTAAGGTTCCAGT",
+            b"ACGTTCGTAAGGTCCAGTT",
+            b"ACGAACGTAAGGTTCAGT",
+        ];
+        let m = ScoreMatrix::boa_dna();
+        let w = align_window(&reads, &m, &WindowOptions::default()).unwrap();
+        let rows: Vec<&[u8]> = w.msa.rows.iter().map(|r| r.as_slice()).collect();
+        assert_eq!(
+            rows,
+            [
+                &b"ACGTA--CGTAAGGTTCCAGT-"[..],
+                b"ACGT-T-CGTAAGGT-CCAGTT",
+                b"ACG-A-ACGTAAGGTTC-AGT-",
+            ]
+        );
+        assert_eq!(
+            easy_consensus(&reads, &m, 150),
+            b"ACGTACGTAAGGTTCCAGT".to_vec()
+        );
+    }
+
+    #[test]
+    fn buckets_follow_consent_gpu() {
+        assert_eq!(
+            Bucket::of(8, 31),
+            Bucket::Sized {
+                max_reads: 8,
+                max_len: 31
+            }
+        );
+        assert_eq!(
+            Bucket::of(9, 32),
+            Bucket::Sized {
+                max_reads: 16,
+                max_len: 63
+            }
+        );
+        assert_eq!(Bucket::of(33, 10), Bucket::Cpu);
+        assert_eq!(Bucket::of(3, 256), Bucket::Cpu);
+    }
+
+    #[test]
+    fn batch_matches_single_windows() {
+        let config = std::sync::Arc::new(BatchConfig {
+            matrix: BatchConfig::dna_matrix(5, -10, -5, -5, 16).unwrap(),
+            global: true,
+            consensus: ConsensusRule::ColumnMajority,
+            max_seqs: 150,
+            want_msa: true,
+        });
+        assert_eq!(config.matrix, ScoreMatrix::boa_dna());
+        let windows: Vec<Vec<Vec<u8>>> = vec![
+            vec![
+                b"ACGTACGTAAGGTTCCAGT".to_vec(),
+                b"ACGTTCGTAAGGTCCAGTT".to_vec(),
+            ],
+            vec![b"ACGT".to_vec()],
+            vec![Vec::new()],
+            vec![b"AAAA".to_vec(), b"AAAA".to_vec()],
+        ];
+        let jobs = windows
+            .iter()
+            .map(|w| WindowJob {
+                reads: w.clone(),
+                config: config.clone(),
+            })
+            .collect();
+        let results = run_windows(jobs);
+        for (w, r) in windows.iter().zip(&results) {
+            let refs: Vec<&[u8]> = w.iter().map(|r| r.as_slice()).collect();
+            if r.status == WindowStatus::Ok {
+                assert_eq!(r.consensus, easy_consensus(&refs, &config.matrix, 150));
+            }
+        }
+        assert_eq!(results[2].status, WindowStatus::Empty);
+        assert_eq!(results[0].nrows, 2);
+        assert_eq!(results[0].msa.len(), 2 * results[0].ncols);
+    }
+
+    #[test]
+    fn trivial_windows() {
+        let m = ScoreMatrix::boa_dna();
+        assert!(align_window(&[b"".as_slice()], &m, &WindowOptions::default()).is_none());
+        assert_eq!(
+            easy_consensus(&[b"ACGT".as_slice(), b"ACGT"], &m, 150),
+            b"ACGT"
+        );
+        let w = align_window(&[b"AC GT\n".as_slice()], &m, &WindowOptions::default()).unwrap();
+        assert_eq!(w.msa.rows, vec![b"ACGT".to_vec()]);
+    }
+}
