@@ -435,7 +435,11 @@ fn take_batch<J: Job>(shared: &Shared<J>, capacity: usize) -> Option<Vec<Ticket<
                 .0;
         }
     }
-    let take = state.queue.len().min(capacity);
+    // With several devices, leave a fair share of the queue to the others,
+    // so one large submission is spread over every GPU instead of filling
+    // the first executor that wakes up.
+    let share = state.queue.len().div_ceil(state.live_executors.max(1));
+    let take = share.clamp(1, capacity);
     let batch: Vec<Ticket<J>> = state.queue.drain(..take).collect();
     drop(state);
     shared.space_free.notify_all();
@@ -703,6 +707,54 @@ mod tests {
             .count();
         assert_eq!(on_device, 999);
         assert_eq!(sizes.lock().unwrap().iter().sum::<usize>(), 999);
+    }
+
+    #[test]
+    fn a_large_submission_is_spread_over_every_device() {
+        let labels = Arc::new(Mutex::new(Vec::new()));
+        struct Named {
+            name: &'static str,
+            seen: Arc<Mutex<Vec<&'static str>>>,
+        }
+        impl BatchRunner<Square> for Named {
+            fn label(&self) -> String {
+                self.name.into()
+            }
+            fn capacity(&self) -> usize {
+                10_000
+            }
+            fn run_batch(
+                &mut self,
+                jobs: &[Square],
+            ) -> Result<Vec<Option<(u64, &'static str)>>, String> {
+                self.seen.lock().unwrap().push(self.name);
+                std::thread::sleep(Duration::from_millis(5));
+                Ok(jobs.iter().map(|j| Some((j.0 * j.0, self.name))).collect())
+            }
+        }
+        let runners: Vec<Box<dyn BatchRunner<Square>>> = ["gpu0", "gpu1"]
+            .into_iter()
+            .map(|name| {
+                Box::new(Named {
+                    name,
+                    seen: labels.clone(),
+                }) as Box<dyn BatchRunner<Square>>
+            })
+            .collect();
+        let s = Scheduler::new(runners, options(false));
+        let results = s.run_all((0..2_000).map(Square).collect());
+        assert!(
+            results
+                .iter()
+                .enumerate()
+                .all(|(i, r)| r.as_ref().unwrap().0 == (i * i) as u64)
+        );
+        let used: std::collections::HashSet<&str> =
+            results.iter().map(|r| r.as_ref().unwrap().1).collect();
+        assert!(
+            used.contains("gpu0") && used.contains("gpu1"),
+            "work went to {used:?} only"
+        );
     }
 
     #[test]
