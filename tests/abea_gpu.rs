@@ -211,6 +211,7 @@ fn gpu_vs_cpu_pool_benchmark() {
         }
     }
     let cells: u64 = jobs.iter().map(|j| j.band_cells()).sum();
+    let bases: usize = jobs.iter().map(|j| j.sequence.len()).sum();
     // Warm-up: kernel load, first-touch of the arena.
     runner.run_batch(&jobs[..base.len()]).expect("warm-up");
     let best = |f: &mut dyn FnMut() -> usize| {
@@ -245,8 +246,9 @@ fn gpu_vs_cpu_pool_benchmark() {
         .map(|g| g.info().name.clone())
         .unwrap_or_default();
     eprintln!(
-        "abea benchmark: {} reads, {:.1} M band cells; GPU ({name}) {:.3} s = {:.2} G cells/s; CPU pool ({} threads) {:.3} s = {:.2} G cells/s; GPU/CPU = {:.2}x",
+        "abea benchmark: {} reads, {:.1} Mbases, {:.1} M band cells; GPU ({name}) {:.3} s = {:.2} G cells/s; CPU pool ({} threads) {:.3} s = {:.2} G cells/s; GPU/CPU = {:.2}x",
         jobs.len(),
+        bases as f64 / 1e6,
         cells as f64 / 1e6,
         gpu_s,
         gpu_rate / 1e9,
