@@ -13,6 +13,9 @@ command -v python3 >/dev/null 2>&1 || need+=(python3 python3-pip)
 # The sanitizer runtimes for the ASan/UBSan builds of the C test programs.
 ldconfig -p 2>/dev/null | grep -q 'libasan\.so' || need+=(libasan8)
 ldconfig -p 2>/dev/null | grep -q 'libubsan\.so' || need+=(libubsan1)
+# WFA2-lib 2.3.3 from the distribution: the oracle for the WFA2 mirror
+# (headers, libwfa2.so.0 and the C++ binding libwfa2cpp.so.0).
+[ -e /usr/include/wfa2lib/wavefront/wfa.h ] || need+=(libwfa2-dev libwfa2-0)
 
 if ((${#need[@]})); then
     echo "installing: ${need[*]}"

@@ -9,3 +9,7 @@ pub mod engine;
 pub mod ffi;
 pub mod kernels;
 pub mod selftest;
+/// The pure-Rust wavefront algorithm; C sees it only through `ffi::wfa2`.
+///
+/// cbindgen:ignore
+pub mod wfa;

@@ -4,3 +4,7 @@
 
 pub mod guard;
 pub mod native;
+/// The WFA2-lib mirror has hand-written headers in `include/wfa2lib/`.
+///
+/// cbindgen:ignore
+pub mod wfa2;
