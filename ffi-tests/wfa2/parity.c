@@ -452,6 +452,18 @@ static void misc(void) {
   mm_allocator_delete(mm);
   wavefront_aligner_reap(wf);
   wavefront_aligner_delete(wf);
+
+  /* Clients that edit the globals in place (as pywfa does): the library
+   * must see the program's copy. Last, since it changes the defaults. */
+  wavefront_aligner_attr_default.distance_metric = edit;
+  wavefront_aligner_attr_default.heuristic.strategy = wf_heuristic_none;
+  wf_error_msg[3] = (char*)"patched message";
+  wf = wavefront_aligner_new(NULL);
+  status = wavefront_align(wf, "ACGT", 4, "AGGT", 4);
+  printf("patched globals: metric=%d strategy=%d score=%d strerror=%s\n",
+         wf->penalties.distance_metric, (int)wf->heuristic.strategy, wf->cigar->score,
+         wavefront_align_strerror(status));
+  wavefront_aligner_delete(wf);
 }
 
 /* ------------------------------------------------------------ threads */
