@@ -394,19 +394,63 @@ fn upstream_cpp_binding_over_seqshim() {
     assert_eq!(failures, 0, "{report}");
 }
 
-/// Where 2.3.3 exits, seqshim prints the same message and returns.
+/// Where 2.3.3 exits, seqshim prints the same message and returns: case by
+/// case, upstream must exit 1 and seqshim carry on after the identical
+/// stderr, with upstream's stdout a prefix of ours; then all cases in one
+/// process against the expected file.
 #[test]
 fn upstream_exit_cases_return_instead() {
-    let include = format!("-I{}", repo().join("include/wfa2lib").display());
-    let lib = format!("-L{}", library_dir().display());
+    require_upstream();
+    let include = format!("-I{UPSTREAM_INCLUDE}");
     let exe = compile_c(
         "wfa2_exit_cases",
         &[source("exit_cases.c")],
         &["-std=c11", "-Wall", "-Wextra", "-Werror", &include],
-        &[&lib, "-lseqshim"],
+        &["-lwfa2", "-lm"],
     );
-    let dir = library_dir().display().to_string();
-    let output = run(&exe, &[("LD_LIBRARY_PATH", &dir)]);
+    let compat = compat_dir().display().to_string();
+    let mut cases = 0;
+    for case in 0.. {
+        let arg = case.to_string();
+        let upstream = Command::new(&exe).arg(&arg).output().expect("run");
+        if upstream.status.code() == Some(2) {
+            break;
+        }
+        cases += 1;
+        let ours = Command::new(&exe)
+            .arg(&arg)
+            .env("LD_LIBRARY_PATH", &compat)
+            .output()
+            .expect("run");
+        let (up_err, our_err) = (
+            String::from_utf8_lossy(&upstream.stderr),
+            String::from_utf8_lossy(&ours.stderr),
+        );
+        assert_eq!(
+            upstream.status.code(),
+            Some(1),
+            "case {case}: upstream did not exit(1)"
+        );
+        assert!(
+            ours.status.success(),
+            "case {case}: {:?} {our_err}",
+            ours.status
+        );
+        assert!(
+            !up_err.is_empty(),
+            "case {case}: upstream printed no message"
+        );
+        assert_eq!(up_err, our_err, "case {case}: messages differ");
+        assert!(
+            ours.stdout.starts_with(&upstream.stdout),
+            "case {case}: output before the exit differs"
+        );
+    }
+    assert_eq!(cases, 16);
+    let output = Command::new(&exe)
+        .env("LD_LIBRARY_PATH", &compat)
+        .output()
+        .expect("run");
     assert_output("exit cases", &output, &expected("wfa2_exit_cases.txt"));
 }
 

@@ -224,6 +224,11 @@ pub unsafe extern "C" fn wavefront_aligner_new(
             as *mut wavefront_aligner_t;
         // SAFETY: `mm` is live.
         let cigar = unsafe { cigar::new(if score_only { 10 } else { 4000 }, mm) };
+        if wf.is_null() || cigar.is_null() {
+            // SAFETY: `state` came from Box::into_raw above and is not shared.
+            drop(unsafe { Box::from_raw(state) });
+            return std::ptr::null_mut();
+        }
         // SAFETY: a zeroed block: every field is valid as all-zero bytes
         // (pointers null, function pointer None), and we own it.
         let w = unsafe { &mut *wf };
