@@ -16,6 +16,9 @@
  */
 #include "utils/commons.h"
 #include "wavefront/wfa.h"
+#include "utils/sequence_buffer.h"
+#include "utils/dna_text.h"
+#include "alignment/score_matrix.h"
 
 #include <dlfcn.h>
 #include <pthread.h>
@@ -452,6 +455,79 @@ static void misc(void) {
   mm_allocator_delete(mm);
   wavefront_aligner_reap(wf);
   wavefront_aligner_delete(wf);
+
+  /* The helpers upstream's benchmark harness links. */
+  profiler_counter_t counter, reference;
+  counter_reset(&counter);
+  counter_reset(&reference);
+  printf("counter empty: ");
+  counter_print(stdout, &counter, &reference, "reads", true);
+  const uint64_t samples[] = {3, 1500, 7, 2500000, 42, 9000000000ull};
+  for (int i = 0; i < 6; ++i) {
+    counter_add(&counter, samples[i]);
+    counter_add(&reference, samples[i] * 3);
+    printf("counter %d: ", i);
+    counter_print(stdout, &counter, &reference, "bp", true);
+    printf("counter %d brief: ", i);
+    counter_print(stdout, &counter, NULL, "bp", false);
+  }
+  profiler_timer_t timer;
+  memset(&timer, 0, sizeof(timer));
+  timer_reset(&timer);
+  printf("timer empty: ");
+  timer_print(stdout, &timer, NULL);
+  const uint64_t laps[] = {800, 45000, 3000000, 2000000000ull, 90000000000ull};
+  profiler_timer_t ref_timer = timer;
+  for (int i = 0; i < 5; ++i) {
+    counter_add(&timer.time_ns, laps[i]);
+    counter_add(&ref_timer.time_ns, laps[i] * 2);
+    printf("timer %d: ", i);
+    timer_print(stdout, &timer, &ref_timer);
+  }
+  timer_start(&timer);
+  timer_stop(&timer);
+  printf("timer samples after a lap: %" PRIu64 " running total > 0: %d\n", timer.time_ns.samples,
+         timer_get_current_total_ns(&timer) > 0);
+  for (int i = 0; i < 5; ++i) {
+    const double factors[] = {0.0, 0.25, 1.0, 1.5, 300.7};
+    printf("nominal_prop_u32(1000,%g)=%u\n", factors[i], nominal_prop_u32(1000, factors[i]));
+  }
+  printf("dna tables:");
+  for (const char* b = "ACGTNacgtnX-"; *b; ++b) printf(" %c=%d", *b, dna_encode(*b));
+  for (int i = 0; i < DNA_EXTENDED_RANGE; ++i) printf(" %d=%c", i, dna_decode(i));
+  printf("\n");
+  sequence_buffer_t* sb = sequence_buffer_new(2, 4);
+  sequence_buffer_add_pair(sb, (char*)"ACGT", 4, (char*)"ACGGT", 5);
+  sequence_buffer_add_pair(sb, (char*)"", 0, (char*)"TT", 2);
+  sequence_buffer_add_pair(sb, (char*)"GATTACAGATTACA", 14, (char*)"GATTACA", 7);
+  printf("sequence buffer: id=%" PRIu64 " used=%" PRIu64 "/%" PRIu64 " bytes=%" PRIu64 "/%" PRIu64
+         " max=%d,%d\n", sb->sequence_id, sb->offsets_used, sb->offsets_allocated, sb->buffer_used,
+         sb->buffer_allocated, sb->max_pattern_length, sb->max_text_length);
+  for (uint64_t i = 0; i < sb->offsets_used; ++i) {
+    const sequence_offset_t* o = &sb->offsets[i];
+    printf("  pair %" PRIu64 ": %" PRIu64 "+%" PRIu64 " %" PRIu64 "+%" PRIu64 " '%s' '%s' sentinels %c %c\n",
+           i, o->pattern_offset, o->pattern_length, o->text_offset, o->text_length,
+           sb->buffer + o->pattern_offset, sb->buffer + o->text_offset,
+           sb->buffer[o->pattern_offset + o->pattern_length + 1],
+           sb->buffer[o->text_offset + o->text_length + 1]);
+  }
+  sequence_buffer_clear(sb);
+  printf("cleared: used=%" PRIu64 " bytes=%" PRIu64 " max=%d\n", sb->offsets_used, sb->buffer_used,
+         sb->max_pattern_length);
+  sequence_buffer_delete(sb);
+  mm_allocator_t* mm2 = mm_allocator_new(BUFFER_SIZE_4M);
+  score_matrix_t matrix;
+  score_matrix_allocate(&matrix, 5, 7, mm2);
+  for (int h = 0; h < 7; ++h)
+    for (int v = 0; v < 5; ++v) matrix.columns[h][v] = h * 10 + v;
+  printf("score matrix %dx%d corner=%d\n", matrix.num_rows, matrix.num_columns, matrix.columns[6][4]);
+  score_matrix_free(&matrix);
+  unsigned char* block = mm_allocator_allocate(mm2, 100, true, 64);
+  int zero = 1;
+  for (int i = 0; i < 100; ++i) zero &= block[i] == 0;
+  printf("allocate: zeroed=%d aligned64=%d\n", zero, (int)(((uintptr_t)block % 64) == 0));
+  mm_allocator_free(mm2, block);
+  mm_allocator_delete(mm2);
 
   /* Clients that edit the globals in place (as pywfa does): the library
    * must see the program's copy. Last, since it changes the defaults. */

@@ -532,3 +532,32 @@ pub unsafe extern "C" fn score_matrix_free(score_matrix: *mut score_matrix_t) {
         }
     })
 }
+
+const fn encode_table() -> [u8; 256] {
+    let mut table = [4u8; 256];
+    let mut i = 0;
+    while i < 4 {
+        table[b"ACGT"[i] as usize] = i as u8;
+        table[b"acgt"[i] as usize] = i as u8;
+        i += 1;
+    }
+    table
+}
+
+/// Base -> 2-bit code (A0 C1 G2 T3, either case; everything else 4). Code
+/// built for 2.3.3 reads it through the `dna_encode()` macro, so the
+/// benchmark harness's own DP aligners need it exported.
+#[allow(non_upper_case_globals)]
+#[unsafe(no_mangle)]
+pub static dna_encode_table: [u8; 256] = encode_table();
+
+/// Code -> base, the inverse of [`dna_encode_table`] (4 is `N`).
+#[allow(non_upper_case_globals)]
+#[unsafe(no_mangle)]
+pub static dna_decode_table: [c_char; 5] = [
+    b'A' as c_char,
+    b'C' as c_char,
+    b'G' as c_char,
+    b'T' as c_char,
+    b'N' as c_char,
+];

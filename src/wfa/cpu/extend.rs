@@ -40,7 +40,7 @@ impl PaddedSeqs {
     }
 
     /// Number of equal bytes starting at pattern position `v`, text position `h`.
-    #[inline(always)]
+    #[inline]
     pub fn run_length(&self, v: i32, h: i32) -> i32 {
         let pi = (self.pattern_origin as isize + v as isize) as usize;
         let ti = (self.text_origin as isize + h as isize) as usize;
