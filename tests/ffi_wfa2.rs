@@ -489,3 +489,37 @@ fn our_headers_serve_an_upstream_client() {
         String::from_utf8_lossy(&output.stdout)
     );
 }
+
+/// Memcheck over the misc and exit-case clients with seqshim swapped in:
+/// no invalid reads or writes, no use of uninitialised memory, no leaks of
+/// definitely lost blocks. Skipped, saying so, where valgrind is absent.
+#[test]
+fn memcheck_with_seqshim_swapped_in() {
+    if Command::new("valgrind").arg("--version").output().is_err() {
+        println!("valgrind not installed: memcheck skipped");
+        return;
+    }
+    let parity = parity_client();
+    let compat = compat_dir().display().to_string();
+    for args in [vec!["misc"], vec!["threads", "2", "2", "5"]] {
+        let out = Command::new("valgrind")
+            .args([
+                "-q",
+                "--error-exitcode=9",
+                "--leak-check=full",
+                "--errors-for-leak-kinds=definite",
+            ])
+            .arg(&parity)
+            .args(&args)
+            .env("LD_LIBRARY_PATH", &compat)
+            .env("SEQSHIM_BACKEND", "cpu")
+            .output()
+            .expect("run valgrind");
+        assert!(
+            out.status.success(),
+            "memcheck {args:?}: {:?}\n{}",
+            out.status,
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
+}
