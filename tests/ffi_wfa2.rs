@@ -523,3 +523,47 @@ fn memcheck_with_seqshim_swapped_in() {
         );
     }
 }
+
+/// Every function and data declaration of our headers, repeated after the
+/// distribution's headers in one translation unit: C rejects any that is
+/// not compatible with upstream's.
+#[test]
+fn our_declarations_are_compatible_with_upstream() {
+    require_upstream();
+    let mut decls = String::new();
+    let mut headers = 0;
+    let root = repo().join("include/wfa2lib");
+    for dir in ["utils", "system", "alignment", "wavefront"] {
+        for entry in std::fs::read_dir(root.join(dir)).expect("header dir") {
+            let text = std::fs::read_to_string(entry.expect("entry").path()).expect("header");
+            let mut rest = text.as_str();
+            while let Some(start) = rest.find("extern \"C\" {\n#endif\n") {
+                let block = &rest[start + "extern \"C\" {\n#endif\n".len()..];
+                let end = block.find("#ifdef __cplusplus").expect("closing guard");
+                decls += &block[..end];
+                rest = &block[end..];
+                headers += 1;
+            }
+        }
+    }
+    assert!(headers >= 10, "found only {headers} declaration blocks");
+    let source = work_dir().join("wfa2_decl_compat.c");
+    std::fs::write(
+        &source,
+        format!(
+            "#include \"utils/commons.h\"\n#include \"wavefront/wfa.h\"\n\
+             #include \"utils/sequence_buffer.h\"\n#include \"utils/dna_text.h\"\n\
+             #include \"alignment/score_matrix.h\"\n#include \"system/profiler_timer.h\"\n\
+             #include \"wavefront/wavefront_plot.h\"\n\
+             {decls}\nint main(void) {{ return 0; }}\n"
+        ),
+    )
+    .expect("write");
+    let include = format!("-I{UPSTREAM_INCLUDE}");
+    compile_c(
+        "wfa2_decl_compat",
+        &[source],
+        &["-std=c11", "-Wall", "-Wextra", "-Werror", "-c", &include],
+        &[],
+    );
+}
