@@ -429,7 +429,7 @@ setter!(
 
 setter!(
     /// Installs a custom match function. Alignments with one are refused
-    /// (status -1, one log line): the CPU algorithm compares bytes.
+    /// (status -1, one log line per process): the algorithm compares bytes.
     wavefront_aligner_set_match_funct(
         match_funct: Option<unsafe extern "C" fn(c_int, c_int, *mut c_void) -> c_int>,
         match_funct_arguments: *mut c_void
@@ -809,7 +809,14 @@ pub unsafe extern "C" fn wavefront_align(
             return refuse(w);
         }
         if w.match_funct.is_some() {
-            crate::log_warn!("wavefront_align: custom match functions are not supported");
+            // Once per process: a client that relies on one calls us per pair.
+            static WARNED: std::sync::Once = std::sync::Once::new();
+            WARNED.call_once(|| {
+                crate::log_warn!(
+                    "wavefront_align: custom match functions are not supported; \
+                     such alignments return -1"
+                )
+            });
             return refuse(w);
         }
         let (plen, tlen) = (pattern_length.max(0) as usize, text_length.max(0) as usize);
