@@ -41,6 +41,15 @@ demo: build
 	    echo "(no ABEA fixture at $(ABEA_FIXTURE): synthetic reads)"; \
 	    $(BUILD)/demo/seqshim-abea-demo; \
 	fi
+	@echo "-- WFA2-lib 2.3.3: a client linked to the distribution's libwfa2, then seqshim swapped in --"
+	@mkdir -p $(BUILD)/demo/compat
+	@ln -sf ../../../$(RELEASE_LIB) $(BUILD)/demo/compat/libwfa2.so.0
+	$(CC) -O2 -Wall -Wextra -Werror -I/usr/include/wfa2lib -o $(BUILD)/demo/wfa2-client \
+	    integrations/demo/wfa2_client.c -lwfa2 -lm
+	$(BUILD)/demo/wfa2-client | tee $(BUILD)/demo/wfa2.upstream.txt
+	LD_LIBRARY_PATH=$(BUILD)/demo/compat $(BUILD)/demo/wfa2-client > $(BUILD)/demo/wfa2.seqshim.txt
+	diff $(BUILD)/demo/wfa2.upstream.txt $(BUILD)/demo/wfa2.seqshim.txt
+	@echo "identical output with seqshim as libwfa2.so.0"
 
 ## ---------------------------------------------------------------- test
 test: deps lint unit-tests check-header nvrtc-check consumers
@@ -91,9 +100,12 @@ consumers:
 	    -DCMAKE_PREFIX_PATH=$(CURDIR)/$(BUILD)/prefix >/dev/null
 	cmake --build $(BUILD)/cmake-consumer
 	LD_LIBRARY_PATH=$(CURDIR)/$(BUILD)/prefix/lib $(BUILD)/cmake-consumer/cmake_consumer
+	LD_LIBRARY_PATH=$(CURDIR)/$(BUILD)/prefix/lib $(BUILD)/cmake-consumer/wfa2_consumer
+	test "$$(readlink $(BUILD)/prefix/lib/seqshim/compat/libwfa2.so.0)" = ../../libseqshim.so.0
 	$(MAKE) -s -C integrations/pkgconfig-consumer clean
 	PKG_CONFIG_PATH=$(CURDIR)/$(BUILD)/prefix/lib/pkgconfig $(MAKE) -s -C integrations/pkgconfig-consumer
 	LD_LIBRARY_PATH=$(CURDIR)/$(BUILD)/prefix/lib integrations/pkgconfig-consumer/pkgconfig_consumer
+	LD_LIBRARY_PATH=$(CURDIR)/$(BUILD)/prefix/lib integrations/pkgconfig-consumer/wfa2_consumer
 	$(MAKE) -s -C integrations/pkgconfig-consumer clean
 
 ## ---------------------------------------------------------------- benchmarks

@@ -22,6 +22,9 @@ if [ "${SEQSHIM_BENCH_DEPS:-0}" = 1 ]; then
     command -v abpoa >/dev/null 2>&1 || need+=(abpoa)
     command -v spoa >/dev/null 2>&1 || need+=(spoa)
 fi
+# WFA2-lib 2.3.3 from the distribution: the oracle for the WFA2 mirror
+# (headers, libwfa2.so.0 and the C++ binding libwfa2cpp.so.0).
+[ -e /usr/include/wfa2lib/wavefront/wfa.h ] || need+=(libwfa2-dev libwfa2-0)
 
 if ((${#need[@]})); then
     echo "installing: ${need[*]}"

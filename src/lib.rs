@@ -11,3 +11,7 @@ pub mod ffi;
 pub mod kernels;
 pub mod poa;
 pub mod selftest;
+/// The pure-Rust wavefront algorithm; C sees it only through `ffi::wfa2`.
+///
+/// cbindgen:ignore
+pub mod wfa;

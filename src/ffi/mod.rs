@@ -7,3 +7,7 @@ pub mod f5c;
 pub mod guard;
 pub mod native;
 pub mod poa_batch;
+/// The WFA2-lib mirror has hand-written headers in `include/wfa2lib/`.
+///
+/// cbindgen:ignore
+pub mod wfa2;

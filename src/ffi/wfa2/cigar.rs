@@ -1,0 +1,675 @@
+//! `alignment/cigar.h`: the CIGAR object clients read from the aligner and
+//! allocate for themselves, with 2.3.3's printing formats, messages and
+//! sign conventions.
+
+use std::ffi::{c_char, c_int, c_void};
+
+use super::io::{self, Stream};
+use super::mm_allocator::{allocate, free};
+use super::types::{
+    affine_penalties_t, affine2p_penalties_t, cigar_t, linear_penalties_t, mm_allocator_t,
+};
+use crate::ffi_guard;
+
+/// The valid operations of a CIGAR, `[begin_offset, end_offset)`.
+///
+/// # Safety
+/// `cigar` must point to a valid `cigar_t` whose buffer covers the range.
+pub(crate) unsafe fn ops<'a>(cigar: *const cigar_t) -> &'a [u8] {
+    // SAFETY: valid cigar per the contract.
+    let c = unsafe { &*cigar };
+    if c.end_offset <= c.begin_offset || c.operations.is_null() {
+        return &[];
+    }
+    // SAFETY: the buffer covers [begin, end) per the contract.
+    unsafe {
+        std::slice::from_raw_parts(
+            c.operations.add(c.begin_offset as usize) as *const u8,
+            (c.end_offset - c.begin_offset) as usize,
+        )
+    }
+}
+
+/// Allocates a CIGAR of `max_operations` bytes from `mm_allocator`.
+///
+/// # Safety
+/// `mm_allocator` must be a live allocator from `mm_allocator_new`.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn cigar_new(
+    max_operations: c_int,
+    mm_allocator: *mut mm_allocator_t,
+) -> *mut cigar_t {
+    ffi_guard!(std::ptr::null_mut(), {
+        // SAFETY: live allocator per the contract.
+        unsafe { new(max_operations, mm_allocator) }
+    })
+}
+
+/// # Safety
+/// As [`cigar_new`].
+pub(crate) unsafe fn new(max_operations: c_int, mm: *mut mm_allocator_t) -> *mut cigar_t {
+    // SAFETY: live allocator per the contract.
+    let cigar = unsafe { allocate(mm, size_of::<cigar_t>() as u64, false, 8) } as *mut cigar_t;
+    if cigar.is_null() {
+        return cigar;
+    }
+    // SAFETY: live allocator per the contract.
+    let ops = unsafe { allocate(mm, max_operations.max(0) as u64, false, 8) } as *mut c_char;
+    // SAFETY: `cigar` is a fresh block of the right size.
+    unsafe {
+        cigar.write(cigar_t {
+            operations: ops,
+            max_operations,
+            begin_offset: 0,
+            end_offset: 0,
+            score: i32::MIN,
+            mm_allocator: mm,
+        })
+    };
+    cigar
+}
+
+/// Empties the CIGAR (score `INT32_MIN`).
+///
+/// # Safety
+/// `cigar` must point to a valid `cigar_t`.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn cigar_clear(cigar: *mut cigar_t) {
+    ffi_guard!((), {
+        // SAFETY: valid cigar per the contract.
+        let c = unsafe { &mut *cigar };
+        c.begin_offset = 0;
+        c.end_offset = 0;
+        c.score = i32::MIN;
+    })
+}
+
+/// Grows the buffer when `max_operations` exceeds it (contents are not kept)
+/// and empties the CIGAR.
+///
+/// # Safety
+/// `cigar` must point to a valid `cigar_t` from [`cigar_new`].
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn cigar_resize(cigar: *mut cigar_t, max_operations: c_int) {
+    ffi_guard!((), {
+        // SAFETY: forwarded contract.
+        unsafe { resize(cigar, max_operations) }
+    })
+}
+
+/// # Safety
+/// As [`cigar_resize`].
+pub(crate) unsafe fn resize(cigar: *mut cigar_t, max_operations: c_int) {
+    // SAFETY: valid cigar per the contract.
+    let c = unsafe { &mut *cigar };
+    if max_operations > c.max_operations {
+        c.max_operations = max_operations;
+        // SAFETY: the buffer came from this cigar's allocator.
+        unsafe {
+            free(c.mm_allocator, c.operations.cast());
+            c.operations = allocate(c.mm_allocator, max_operations as u64, false, 8).cast();
+        }
+    }
+    c.begin_offset = 0;
+    c.end_offset = 0;
+    c.score = i32::MIN;
+}
+
+/// Releases the CIGAR and its buffer.
+///
+/// # Safety
+/// `cigar` must come from [`cigar_new`] and not be used afterwards.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn cigar_free(cigar: *mut cigar_t) {
+    ffi_guard!((), {
+        if cigar.is_null() {
+            return;
+        }
+        // SAFETY: valid cigar from cigar_new per the contract.
+        unsafe {
+            let mm = (*cigar).mm_allocator;
+            free(mm, (*cigar).operations.cast());
+            free(mm, cigar as *mut c_void);
+        }
+    })
+}
+
+/// Counts the `M` operations.
+///
+/// # Safety
+/// `cigar` must point to a valid `cigar_t`.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn cigar_get_matches(cigar: *mut cigar_t) -> c_int {
+    ffi_guard!(0, {
+        // SAFETY: valid cigar per the contract.
+        unsafe { ops(cigar) }
+            .iter()
+            .filter(|&&op| op == b'M')
+            .count() as c_int
+    })
+}
+
+/// Turns `M` operations whose bases differ into `X`, then pads the CIGAR with
+/// `D`/`I` for whatever of the sequences it did not cover.
+///
+/// # Safety
+/// The sequences must be readable for their lengths and `cigar`'s buffer
+/// large enough for the padding plus a NUL. An operation other than
+/// `M`/`I`/`D` prints upstream's message and stops there (2.3.3 exits).
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn cigar_add_mismatches(
+    pattern: *mut c_char,
+    pattern_length: c_int,
+    text: *mut c_char,
+    text_length: c_int,
+    cigar: *mut cigar_t,
+) {
+    ffi_guard!((), {
+        // SAFETY: valid cigar per the contract.
+        let c = unsafe { &mut *cigar };
+        let (mut p, mut t) = (0, 0);
+        let mut i = c.begin_offset;
+        while i < c.end_offset {
+            if p >= pattern_length || t >= text_length {
+                break;
+            }
+            // SAFETY: i is inside the CIGAR's range.
+            let op = unsafe { &mut *c.operations.add(i as usize) };
+            match *op as u8 {
+                b'M' => {
+                    // SAFETY: p, t are below the lengths.
+                    let same = unsafe { *pattern.add(p as usize) == *text.add(t as usize) };
+                    *op = if same { b'M' } else { b'X' } as c_char;
+                    p += 1;
+                    t += 1;
+                }
+                b'I' => t += 1,
+                b'D' => p += 1,
+                _ => {
+                    io::eprint(b"[CIGAR] Wrong edit operation\n");
+                    return;
+                }
+            }
+            i += 1;
+        }
+        while p < pattern_length {
+            // SAFETY: the buffer has room per the contract.
+            unsafe { *c.operations.add(i as usize) = b'D' as c_char };
+            i += 1;
+            p += 1;
+        }
+        while t < text_length {
+            // SAFETY: the buffer has room per the contract.
+            unsafe { *c.operations.add(i as usize) = b'I' as c_char };
+            i += 1;
+            t += 1;
+        }
+        c.end_offset = i;
+        // SAFETY: the buffer has room for the NUL per the contract.
+        unsafe { *c.operations.add(i as usize) = 0 };
+    })
+}
+
+/// Edit distance of the CIGAR (positive); `INT_MIN` on an unknown operation.
+///
+/// # Safety
+/// `cigar` must point to a valid `cigar_t`.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn cigar_score_edit(cigar: *mut cigar_t) -> c_int {
+    ffi_guard!(i32::MIN, {
+        let mut score = 0;
+        // SAFETY: valid cigar per the contract.
+        for &op in unsafe { ops(cigar) } {
+            match op {
+                b'M' => {}
+                b'X' | b'I' | b'D' => score += 1,
+                _ => return i32::MIN,
+            }
+        }
+        score
+    })
+}
+
+/// Gap-linear score (`score -= penalty`); `INT_MIN` on an unknown operation.
+///
+/// # Safety
+/// `cigar` and `penalties` must point to valid objects.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn cigar_score_gap_linear(
+    cigar: *mut cigar_t,
+    penalties: *mut linear_penalties_t,
+) -> c_int {
+    ffi_guard!(i32::MIN, {
+        // SAFETY: valid per the contract.
+        let pen = unsafe { &*penalties };
+        let mut score = 0i32;
+        // SAFETY: valid cigar per the contract.
+        for &op in unsafe { ops(cigar) } {
+            score = score.wrapping_sub(match op {
+                b'M' => pen.match_,
+                b'X' => pen.mismatch,
+                b'I' | b'D' => pen.indel,
+                _ => return i32::MIN,
+            });
+        }
+        score
+    })
+}
+
+const UNKNOWN_OP: &[u8] = b"[CIGAR] Computing CIGAR score: Unknown operation\n";
+
+/// Gap-affine score (`score -= penalty`). An unknown operation prints
+/// upstream's message and returns `INT_MIN` (2.3.3 exits).
+///
+/// # Safety
+/// `cigar` and `penalties` must point to valid objects.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn cigar_score_gap_affine(
+    cigar: *mut cigar_t,
+    penalties: *mut affine_penalties_t,
+) -> c_int {
+    ffi_guard!(i32::MIN, {
+        // SAFETY: valid per the contract.
+        let pen = unsafe { &*penalties };
+        let mut score = 0i32;
+        let mut last = 0u8;
+        // SAFETY: valid cigar per the contract.
+        for &op in unsafe { ops(cigar) } {
+            let cost = match op {
+                b'M' => pen.match_,
+                b'X' => pen.mismatch,
+                b'I' | b'D' => pen.gap_extension + if last == op { 0 } else { pen.gap_opening },
+                _ => {
+                    io::eprint(UNKNOWN_OP);
+                    return i32::MIN;
+                }
+            };
+            score = score.wrapping_sub(cost);
+            last = op;
+        }
+        score
+    })
+}
+
+fn affine2p_run_cost(op: u8, len: i32, pen: &affine2p_penalties_t) -> Option<i32> {
+    match op {
+        b'M' => Some(pen.match_.wrapping_mul(len)),
+        b'X' => Some(pen.mismatch.wrapping_mul(len)),
+        b'I' | b'D' => {
+            let one = pen.gap_opening1 + pen.gap_extension1.wrapping_mul(len);
+            let two = pen.gap_opening2 + pen.gap_extension2.wrapping_mul(len);
+            Some(one.min(two))
+        }
+        _ => None,
+    }
+}
+
+/// Gap-affine-2p score over runs of equal operations. An unknown operation,
+/// or an empty CIGAR (2.3.3 scores the NUL "operation" then), prints
+/// upstream's message and returns `INT_MIN` (2.3.3 exits).
+///
+/// # Safety
+/// `cigar` and `penalties` must point to valid objects.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn cigar_score_gap_affine2p(
+    cigar: *mut cigar_t,
+    penalties: *mut affine2p_penalties_t,
+) -> c_int {
+    ffi_guard!(i32::MIN, {
+        // SAFETY: valid per the contract.
+        let pen = unsafe { &*penalties };
+        // SAFETY: valid cigar per the contract.
+        let ops = unsafe { ops(cigar) };
+        let mut score = 0i32;
+        let mut runs = ops.chunk_by(|a, b| a == b).peekable();
+        if runs.peek().is_none() {
+            io::eprint(UNKNOWN_OP);
+            return i32::MIN;
+        }
+        for run in runs {
+            match affine2p_run_cost(run[0], run.len() as i32, pen) {
+                Some(cost) => score = score.wrapping_sub(cost),
+                None => {
+                    io::eprint(UNKNOWN_OP);
+                    return i32::MIN;
+                }
+            }
+        }
+        score
+    })
+}
+
+/// Orders two CIGARs: by length first, then by the first differing byte.
+///
+/// # Safety
+/// Both must point to valid `cigar_t`s.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn cigar_cmp(cigar_a: *mut cigar_t, cigar_b: *mut cigar_t) -> c_int {
+    ffi_guard!(0, {
+        // SAFETY: valid per the contract.
+        let (a, b) = unsafe { (ops(cigar_a), ops(cigar_b)) };
+        if a.len() != b.len() {
+            return a.len() as c_int - b.len() as c_int;
+        }
+        a.iter()
+            .zip(b)
+            .find(|(x, y)| x != y)
+            // Upstream subtracts plain `char`s, which are signed on x86-64.
+            .map_or(0, |(&x, &y)| x as i8 as c_int - y as i8 as c_int)
+    })
+}
+
+/// Copies offsets, score, capacity field and operations (to the same
+/// offsets) from `cigar_src` into `cigar_dst`.
+///
+/// # Safety
+/// Both must be valid; `cigar_dst`'s buffer must cover the source's range.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn cigar_copy(cigar_dst: *mut cigar_t, cigar_src: *mut cigar_t) {
+    ffi_guard!((), {
+        // SAFETY: valid per the contract.
+        unsafe {
+            let (d, s) = (&mut *cigar_dst, &*cigar_src);
+            d.max_operations = s.max_operations;
+            d.begin_offset = s.begin_offset;
+            d.end_offset = s.end_offset;
+            d.score = s.score;
+            let n = (s.end_offset - s.begin_offset).max(0) as usize;
+            std::ptr::copy(
+                s.operations.add(s.begin_offset as usize),
+                d.operations.add(s.begin_offset as usize),
+                n,
+            );
+        }
+    })
+}
+
+/// Appends the source's operations after the destination's.
+///
+/// # Safety
+/// Both must be valid; the destination's buffer must have room.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn cigar_append(cigar_dst: *mut cigar_t, cigar_src: *mut cigar_t) {
+    ffi_guard!((), {
+        // SAFETY: valid per the contract.
+        unsafe {
+            let src = ops(cigar_src);
+            let d = &mut *cigar_dst;
+            std::ptr::copy(
+                src.as_ptr(),
+                d.operations.add(d.end_offset as usize) as *mut u8,
+                src.len(),
+            );
+            d.end_offset += src.len() as c_int;
+        }
+    })
+}
+
+/// # Safety
+/// `cigar` must be valid with room for `length` more operations.
+unsafe fn append_run(cigar: *mut cigar_t, op: u8, length: c_int) {
+    // SAFETY: valid with room per the contract.
+    unsafe {
+        let c = &mut *cigar;
+        if length > 0 {
+            std::ptr::write_bytes(c.operations.add(c.end_offset as usize), op, length as usize);
+        }
+        c.end_offset += length;
+    }
+}
+
+/// Appends `length` `D` operations.
+///
+/// # Safety
+/// `cigar` must be valid with room for `length` more operations.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn cigar_append_deletion(cigar: *mut cigar_t, length: c_int) {
+    // SAFETY: forwarded contract.
+    ffi_guard!((), { unsafe { append_run(cigar, b'D', length) } })
+}
+
+/// Appends `length` `I` operations.
+///
+/// # Safety
+/// `cigar` must be valid with room for `length` more operations.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn cigar_append_insertion(cigar: *mut cigar_t, length: c_int) {
+    // SAFETY: forwarded contract.
+    ffi_guard!((), { unsafe { append_run(cigar, b'I', length) } })
+}
+
+/// Checks that the CIGAR aligns `pattern` to `text`: every `M` matches,
+/// every `X` mismatches, and both sequences are consumed exactly. With
+/// `verbose`, the first problem is described on `stream`. An unknown
+/// operation prints upstream's message to stderr and returns false (2.3.3
+/// exits).
+///
+/// # Safety
+/// The sequences must be readable as far as the CIGAR walks them; `stream`
+/// must be a valid `FILE*` when `verbose`.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn cigar_check_alignment(
+    stream: *mut libc::FILE,
+    pattern: *const c_char,
+    pattern_length: c_int,
+    text: *const c_char,
+    text_length: c_int,
+    cigar: *mut cigar_t,
+    verbose: bool,
+) -> bool {
+    ffi_guard!(false, {
+        let out = Stream(stream);
+        let (mut p, mut t) = (0i32, 0i32);
+        // SAFETY: valid cigar per the contract.
+        for &op in unsafe { ops(cigar) } {
+            match op {
+                b'M' | b'X' => {
+                    // SAFETY: readable as far as the CIGAR walks, per the contract.
+                    let (pc, tc) = unsafe { (*pattern.add(p as usize), *text.add(t as usize)) };
+                    let bad = if op == b'M' { pc != tc } else { pc == tc };
+                    if bad {
+                        if verbose {
+                            let what = if op == b'M' {
+                                "not matching"
+                            } else {
+                                "not mismatching"
+                            };
+                            let rel = if op == b'M' { "!=" } else { "==" };
+                            let mut line = format!("[AlignCheck] Alignment {what} (pattern[{p}]=")
+                                .into_bytes();
+                            line.push(pc as u8);
+                            line.extend_from_slice(format!(" {rel} text[{t}]=").as_bytes());
+                            line.push(tc as u8);
+                            line.extend_from_slice(b")\n");
+                            out.write(&line);
+                        }
+                        return false;
+                    }
+                    p += 1;
+                    t += 1;
+                }
+                b'I' => t += 1,
+                b'D' => p += 1,
+                _ => {
+                    let mut line = b"[AlignCheck] Unknown edit operation '".to_vec();
+                    line.push(op);
+                    line.extend_from_slice(b"'\n");
+                    io::eprint(&line);
+                    return false;
+                }
+            }
+        }
+        if p != pattern_length {
+            if verbose {
+                out.write(
+                    format!(
+                        "[AlignCheck] Alignment incorrect length \
+                         (pattern-aligned={p},pattern-length={pattern_length})\n"
+                    )
+                    .as_bytes(),
+                );
+            }
+            return false;
+        }
+        if t != text_length {
+            if verbose {
+                out.write(
+                    format!(
+                        "[AlignCheck] Alignment incorrect length \
+                         (text-aligned={t},text-length={text_length})\n"
+                    )
+                    .as_bytes(),
+                );
+            }
+            return false;
+        }
+        true
+    })
+}
+
+/// Run-length text of the CIGAR ("3M1X4M1D..."), without `M` runs unless
+/// `print_matches`.
+pub(crate) fn rle(ops: &[u8], print_matches: bool) -> Vec<u8> {
+    let mut out = Vec::new();
+    for run in ops.chunk_by(|a, b| a == b) {
+        if print_matches || run[0] != b'M' {
+            out.extend_from_slice(run.len().to_string().as_bytes());
+            out.push(run[0]);
+        }
+    }
+    out
+}
+
+/// Prints the run-length CIGAR to `stream`.
+///
+/// # Safety
+/// `stream` must be a valid `FILE*` and `cigar` a valid `cigar_t`.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn cigar_print(
+    stream: *mut libc::FILE,
+    cigar: *mut cigar_t,
+    print_matches: bool,
+) {
+    ffi_guard!((), {
+        // SAFETY: valid per the contract.
+        Stream(stream).write(&rle(unsafe { ops(cigar) }, print_matches));
+    })
+}
+
+/// Writes the run-length CIGAR and a NUL into `buffer`; returns its length.
+///
+/// # Safety
+/// `buffer` must have room for the text and the NUL; `cigar` must be valid.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn cigar_sprint(
+    buffer: *mut c_char,
+    cigar: *mut cigar_t,
+    print_matches: bool,
+) -> c_int {
+    ffi_guard!(0, {
+        // SAFETY: valid per the contract.
+        let text = rle(unsafe { ops(cigar) }, print_matches);
+        // SAFETY: the buffer has room per the contract.
+        unsafe {
+            std::ptr::copy_nonoverlapping(text.as_ptr(), buffer as *mut u8, text.len());
+            *buffer.add(text.len()) = 0;
+        }
+        text.len() as c_int
+    })
+}
+
+/// Prints the alignment as three rows (pattern, markers, text) after its
+/// CIGAR. As in 2.3.3, the two CIGAR renderings go to stderr whatever
+/// `stream` is; their labels and the rows go to `stream`.
+///
+/// # Safety
+/// `stream` must be a valid `FILE*`, the sequences readable for their
+/// lengths and as far as the CIGAR walks, and `cigar` valid.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn cigar_print_pretty(
+    stream: *mut libc::FILE,
+    pattern: *const c_char,
+    pattern_length: c_int,
+    text: *const c_char,
+    text_length: c_int,
+    cigar: *mut cigar_t,
+    _mm_allocator: *mut mm_allocator_t,
+) {
+    ffi_guard!((), {
+        let out = Stream(stream);
+        let len = (pattern_length.max(0) + text_length.max(0) + 1) as usize;
+        let (mut pat, mut mid, mut txt) = (vec![0u8; len], vec![0u8; len], vec![0u8; len]);
+        // SAFETY: readable per the contract.
+        let pc = |i: i32| unsafe { *pattern.add(i as usize) } as u8;
+        // SAFETY: readable per the contract.
+        let tc = |i: i32| unsafe { *text.add(i as usize) } as u8;
+        let (mut a, mut p, mut t) = (0usize, 0i32, 0i32);
+        // SAFETY: valid cigar per the contract.
+        let ops = unsafe { ops(cigar) };
+        for &op in ops {
+            match op {
+                b'M' | b'X' => {
+                    let differ = pc(p) != tc(t);
+                    pat[a] = pc(p);
+                    txt[a] = tc(t);
+                    mid[a] = match (op, differ) {
+                        (b'M', true) => b'X',
+                        (b'M', false) => b'|',
+                        (_, true) => b' ',
+                        (_, false) => b'X',
+                    };
+                    p += 1;
+                    t += 1;
+                    a += 1;
+                }
+                b'I' => {
+                    pat[a] = b'-';
+                    mid[a] = b' ';
+                    txt[a] = tc(t);
+                    t += 1;
+                    a += 1;
+                }
+                b'D' => {
+                    pat[a] = pc(p);
+                    mid[a] = b' ';
+                    txt[a] = b'-';
+                    p += 1;
+                    a += 1;
+                }
+                _ => {}
+            }
+        }
+        let mut i = 0;
+        while p < pattern_length {
+            pat[a + i] = pc(p);
+            mid[a + i] = b'?';
+            p += 1;
+            i += 1;
+        }
+        i = 0;
+        while t < text_length {
+            txt[a + i] = tc(t);
+            mid[a + i] = b'?';
+            t += 1;
+            i += 1;
+        }
+        let cstr = |v: &[u8]| -> Vec<u8> { v.iter().copied().take_while(|&b| b != 0).collect() };
+        let err = Stream(io::stderr_stream());
+        out.write(b"      ALIGNMENT\t");
+        err.write(&rle(ops, true));
+        out.write(b"\n");
+        out.write(b"      ALIGNMENT.COMPACT\t");
+        err.write(&rle(ops, false));
+        out.write(b"\n");
+        for (label, row) in [
+            (&b"      PATTERN    "[..], &pat),
+            (&b"                 "[..], &mid),
+            (&b"      TEXT       "[..], &txt),
+        ] {
+            let mut line = label.to_vec();
+            line.extend_from_slice(&cstr(row));
+            line.push(b'\n');
+            out.write(&line);
+        }
+    })
+}

@@ -1,0 +1,409 @@
+//! Unidirectional WFA driver (`wavefront_unialign.c`, `wavefront_compute.c`,
+//! `wavefront_extend.c`): extend, check termination, cut off, compute the next score.
+
+mod backtrace;
+mod compute;
+mod extend;
+mod step;
+pub(super) mod wavefront;
+
+use self::extend::PaddedSeqs;
+use self::wavefront::{Components, OFFSET_NULL};
+use super::heuristic::{self, CutoffInput, Heuristic};
+use super::penalties::{DistanceMetric, WfPenalties};
+use super::{
+    AlignStatus, AlignerAttributes, AlignmentForm, AlignmentScope, AlignmentSpan, Cigar,
+    MemoryMode, WfaError,
+};
+
+/// Initial CIGAR capacity of a full-alignment aligner: 2 * (1000 + 1000).
+const CIGAR_INIT_FULL: i32 = 4000;
+const CIGAR_INIT_SCORE: i32 = 10;
+
+enum Step {
+    Continue,
+    Done,
+}
+
+pub(crate) struct Core {
+    pub pen: WfPenalties,
+    pub scope: AlignmentScope,
+    pub form: AlignmentForm,
+    pub memory_mode: MemoryMode,
+    pub heuristic: Heuristic,
+    pub max_alignment_score: i32,
+    pub status: AlignStatus,
+    pub cigar: Cigar,
+    comps: Components,
+    seqs: PaddedSeqs,
+    plen: i32,
+    tlen: i32,
+    num_null_steps: i32,
+    /// Score at which the score limit paused the alignment (for `resume`).
+    paused_at: Option<i32>,
+    /// (score, k, offset) where the alignment ended.
+    end: (i32, i32, i32),
+    /// Upstream's high-memory table size; it only ever grows (starts at 1000 x 1000).
+    num_wavefronts: i64,
+    exhausted: bool,
+    nulls: Vec<i32>,
+    victims: [Vec<i32>; 4],
+    scratch: Vec<i32>,
+}
+
+impl Core {
+    pub fn new(attr: &AlignerAttributes) -> Result<Core, WfaError> {
+        let pen = WfPenalties::from_client(&attr.penalties)?;
+        let score_only = attr.scope == AlignmentScope::ComputeScore;
+        Ok(Core {
+            pen,
+            scope: attr.scope,
+            form: attr.form,
+            memory_mode: attr.memory_mode,
+            heuristic: Heuristic::from_attributes(&attr.heuristic),
+            max_alignment_score: attr.max_alignment_score,
+            status: AlignStatus::Successful,
+            cigar: Cigar::new(if score_only {
+                CIGAR_INIT_SCORE
+            } else {
+                CIGAR_INIT_FULL
+            }),
+            comps: Components::default(),
+            seqs: PaddedSeqs::default(),
+            plen: 0,
+            tlen: 0,
+            num_null_steps: 0,
+            paused_at: None,
+            end: (-1, 0, 0),
+            num_wavefronts: pen.num_wavefronts(1000, 1000),
+            exhausted: false,
+            nulls: Vec::new(),
+            victims: Default::default(),
+            scratch: Vec::new(),
+        })
+    }
+
+    fn check(&self, plen: i32, tlen: i32) -> Result<(), WfaError> {
+        let f = &self.form;
+        if self.memory_mode == MemoryMode::Ultralow
+            && (f.pattern_begin_free > 0
+                || f.pattern_end_free > 0
+                || f.text_begin_free > 0
+                || f.text_end_free > 0)
+        {
+            return Err(WfaError::BiwfaEndsFree);
+        }
+        let drops = self.heuristic.strategy & (Heuristic::XDROP | Heuristic::ZDROP) != 0;
+        if drops
+            && matches!(
+                self.pen.metric,
+                DistanceMetric::Edit | DistanceMetric::Indel
+            )
+        {
+            return Err(WfaError::DropWithEditOrIndel);
+        }
+        if f.span == AlignmentSpan::EndsFree
+            && (f.pattern_begin_free > plen
+                || f.pattern_end_free > plen
+                || f.text_begin_free > tlen
+                || f.text_end_free > tlen)
+        {
+            return Err(WfaError::EndsFreeTooLarge);
+        }
+        Ok(())
+    }
+
+    pub fn align(&mut self, pattern: &[u8], text: &[u8]) -> Result<AlignStatus, WfaError> {
+        let (plen, tlen) = (pattern.len() as i32, text.len() as i32);
+        self.check(plen, tlen)?;
+        if self.memory_mode == MemoryMode::Ultralow {
+            self.align_ultralow(pattern, text)
+        } else {
+            self.unialign(pattern, text)
+        }
+    }
+
+    /// Memory mode ultralow (BiWFA upstream). BiWFA's score equals the unidirectional
+    /// optimum, and for short pairs (max length <= 100) upstream itself falls back to a
+    /// unidirectional high-memory aligner, which we reproduce bit for bit. Longer pairs
+    /// get our optimal CIGAR, which may differ from BiWFA's co-optimal one; with a
+    /// heuristic or a score limit BiWFA behaves differently, so those are refused.
+    fn align_ultralow(&mut self, pattern: &[u8], text: &[u8]) -> Result<AlignStatus, WfaError> {
+        const FALLBACK_MAX_LENGTH: usize = 100;
+        let exact =
+            self.heuristic.strategy == Heuristic::NONE && self.max_alignment_score == i32::MAX;
+        if self.scope == AlignmentScope::ComputeScore {
+            if !exact {
+                return Err(WfaError::Unsupported(
+                    "ultralow score-only with a heuristic or score limit",
+                ));
+            }
+            return self.unialign(pattern, text);
+        }
+        let (plen, tlen) = (pattern.len(), text.len());
+        self.paused_at = None;
+        if plen == 0 || tlen == 0 {
+            // BiWFA emits the lone gap without ever setting the score.
+            self.cigar.resize(2 * (plen + tlen) as i32);
+            let (op, n) = if tlen == 0 {
+                (b'D', plen)
+            } else {
+                (b'I', tlen)
+            };
+            self.cigar.ops[..n].fill(op);
+            self.cigar.end_offset = n as i32;
+            self.status = AlignStatus::Successful;
+            return Ok(self.status);
+        }
+        if plen.max(tlen) > FALLBACK_MAX_LENGTH && !exact {
+            return Err(WfaError::Unsupported(
+                "ultralow with a heuristic or score limit",
+            ));
+        }
+        self.unialign(pattern, text)
+    }
+
+    fn unialign(&mut self, pattern: &[u8], text: &[u8]) -> Result<AlignStatus, WfaError> {
+        let (plen, tlen) = (pattern.len() as i32, text.len() as i32);
+        self.plen = plen;
+        self.tlen = tlen;
+        self.seqs.load(pattern, text);
+        self.status = AlignStatus::Successful;
+        self.heuristic.clear_state();
+        let score_only = self.scope == AlignmentScope::ComputeScore;
+        // Only score-only keeps a ring of wavefronts; med/low run like high memory here
+        // (upstream's piggy-back backtrace yields the same CIGAR, spec §4.4).
+        self.comps.clear(score_only, self.pen.max_score_scope());
+        if !score_only {
+            self.cigar.resize(2 * (plen + tlen));
+        }
+        self.num_wavefronts = self.num_wavefronts.max(self.pen.num_wavefronts(plen, tlen));
+        self.exhausted = false;
+        self.init_wavefronts();
+        self.num_null_steps = 0;
+        self.run_from(0)
+    }
+
+    /// `wavefront_align_resume`: continues an alignment paused by the score limit.
+    pub fn resume(&mut self) -> Result<AlignStatus, WfaError> {
+        match self.paused_at {
+            Some(score)
+                if self.status == AlignStatus::MaxScoreReached
+                    && self.memory_mode != MemoryMode::Ultralow =>
+            {
+                self.num_null_steps = 0;
+                self.run_from(score)
+            }
+            _ => Err(WfaError::NotResumable),
+        }
+    }
+
+    /// Main loop from `score`, whose wavefronts are computed but not yet extended.
+    fn run_from(&mut self, mut score: i32) -> Result<AlignStatus, WfaError> {
+        self.paused_at = None;
+        loop {
+            if let Step::Done = self.extend(score) {
+                return Ok(self.status);
+            }
+            score += 1;
+            self.compute(score);
+            if self.exhausted {
+                return Err(WfaError::WavefrontsExhausted);
+            }
+            if self.edit_stuck(score) {
+                self.paused_at = Some(score);
+                return self.fast_forward_stuck();
+            }
+            if score >= self.max_alignment_score {
+                self.cigar.score = self.max_alignment_score;
+                self.status = AlignStatus::MaxScoreReached;
+                self.paused_at = Some(score);
+                return Ok(self.status);
+            }
+        }
+    }
+
+    /// An empty edit/indel wavefront only ever produces empty successors (upstream
+    /// keeps computing them and never declares the alignment unfeasible).
+    fn edit_stuck(&self, score: i32) -> bool {
+        if !matches!(
+            self.pen.metric,
+            DistanceMetric::Edit | DistanceMetric::Indel
+        ) {
+            return false;
+        }
+        let s = self.comps.slot(score).expect("score >= 0");
+        self.comps.m[s].lo > self.comps.m[s].hi
+    }
+
+    /// Jumps to the limit upstream would eventually hit while spinning on empty
+    /// wavefronts: its wavefront table (high memory) or `max_alignment_score`.
+    fn fast_forward_stuck(&mut self) -> Result<AlignStatus, WfaError> {
+        let high = self.scope == AlignmentScope::ComputeAlignment
+            && matches!(self.memory_mode, MemoryMode::High | MemoryMode::Ultralow);
+        if high && self.num_wavefronts <= self.max_alignment_score as i64 {
+            return Err(WfaError::WavefrontsExhausted);
+        }
+        self.cigar.score = self.max_alignment_score;
+        self.status = AlignStatus::MaxScoreReached;
+        Ok(self.status)
+    }
+
+    fn margin(&self) -> i32 {
+        self.comps.scope + 1
+    }
+
+    fn init_wavefronts(&mut self) {
+        let f = self.form;
+        let (lo, hi) = if self.pen.match_score == 0 {
+            (-f.pattern_begin_free, f.text_begin_free)
+        } else {
+            (0, 0)
+        };
+        let margin = self.margin();
+        let s = self.comps.output_slot(0);
+        let m = &mut self.comps.m[s];
+        m.reset(lo, hi, margin);
+        m.set(0, 0);
+        if f.span == AlignmentSpan::EndsFree && self.pen.match_score == 0 {
+            for h in 1..=f.text_begin_free {
+                m.set(h, h);
+            }
+            for v in 1..=f.pattern_begin_free {
+                m.set(-v, 0);
+            }
+        } else {
+            // Stale begin-free lengths with an end-to-end span (spec §4.3): upstream
+            // keeps the wider range but never writes the other cells, so it extends
+            // uninitialised memory (results vary, sometimes it crashes). We keep the
+            // range, which is deterministic, and make those cells NULL.
+            for k in lo..=hi {
+                if k != 0 {
+                    m.set(k, OFFSET_NULL);
+                }
+            }
+        }
+        for comp in [
+            &mut self.comps.i1,
+            &mut self.comps.d1,
+            &mut self.comps.i2,
+            &mut self.comps.d2,
+        ] {
+            comp[s].present = false;
+        }
+    }
+
+    // ---------------------------------------------------------------- extension
+
+    fn extend(&mut self, score: i32) -> Step {
+        let s = self.comps.slot(score).expect("score >= 0");
+        if s >= self.comps.used || !self.comps.m[s].present {
+            if self.num_null_steps > self.comps.scope {
+                self.status = AlignStatus::Unfeasible;
+                return Step::Done;
+            }
+            return Step::Continue;
+        }
+        let (plen, tlen) = (self.plen, self.tlen);
+        let m = &mut self.comps.m[s];
+        let end = if self.form.span == AlignmentSpan::EndToEnd {
+            extend::extend_all(&self.seqs, m);
+            let k_end = tlen - plen;
+            if m.lo <= k_end && k_end <= m.hi && m.get(k_end) >= tlen {
+                Some((k_end, tlen))
+            } else {
+                None
+            }
+        } else {
+            extend::extend_endsfree(
+                &self.seqs,
+                m,
+                plen,
+                tlen,
+                self.form.pattern_end_free,
+                self.form.text_end_free,
+            )
+        };
+        if let Some((k, offset)) = end {
+            self.end = (score, k, offset);
+            self.terminate(score);
+            return Step::Done;
+        }
+        if self.heuristic.strategy != Heuristic::NONE {
+            self.cutoff(score, s);
+        }
+        Step::Continue
+    }
+
+    fn cutoff(&mut self, score: i32, s: usize) {
+        let m = &mut self.comps.m[s];
+        if m.lo > m.hi {
+            return;
+        }
+        let inp = CutoffInput {
+            pattern_length: self.plen,
+            text_length: self.tlen,
+            score,
+            wf_match: self.pen.match_score,
+            gap_extension1: self.pen.gap_extension1,
+        };
+        heuristic::cutoff(&mut self.heuristic, m, &inp, &mut self.scratch);
+        let (lo, hi) = (m.lo, m.hi);
+        if matches!(
+            self.pen.metric,
+            DistanceMetric::GapAffine | DistanceMetric::GapAffine2p
+        ) {
+            // Same-score gap wavefronts are clamped to the surviving M range.
+            for comp in [
+                &mut self.comps.i1,
+                &mut self.comps.d1,
+                &mut self.comps.i2,
+                &mut self.comps.d2,
+            ] {
+                let w = &mut comp[s];
+                if w.present {
+                    w.lo = w.lo.max(lo);
+                    w.hi = w.hi.min(hi);
+                }
+            }
+        }
+    }
+
+    // ---------------------------------------------------------------- termination
+
+    fn terminate(&mut self, score: i32) {
+        let (plen, tlen) = (self.plen, self.tlen);
+        let classic = self.pen.classic_score(plen, tlen, score);
+        if self.scope == AlignmentScope::ComputeScore {
+            self.cigar.clear();
+        } else {
+            let (end_score, k, offset) = self.end;
+            let bt = match self.pen.metric {
+                DistanceMetric::GapAffine | DistanceMetric::GapAffine2p => backtrace::affine,
+                _ => backtrace::linear,
+            };
+            bt(
+                &self.comps,
+                &self.pen,
+                plen,
+                tlen,
+                end_score,
+                k,
+                offset,
+                &mut self.cigar,
+            );
+            if self.memory_mode != MemoryMode::High {
+                // The piggy-back unpacker and BiWFA's cigar_append write from index 0.
+                let (b, e) = (
+                    self.cigar.begin_offset as usize,
+                    self.cigar.end_offset as usize,
+                );
+                self.cigar.ops.copy_within(b..e, 0);
+                self.cigar.begin_offset = 0;
+                self.cigar.end_offset = (e - b) as i32;
+            }
+        }
+        self.cigar.score = classic;
+        self.status = AlignStatus::Successful;
+    }
+}

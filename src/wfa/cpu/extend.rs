@@ -1,0 +1,117 @@
+//! Diagonal extension over padded copies of the sequences (`wavefront_extend.c`).
+//!
+//! Upstream pads the pattern with `'?'` and the text with `'!'` and compares 8 bytes at a
+//! time without any length check, so the sentinels alone stop a run. We keep the same
+//! sentinels (a `'?'` inside the text can match past the pattern end upstream too) and
+//! only make the padding longer so that no read can leave the buffers.
+
+use super::wavefront::{OFFSET_NULL, Wavefront};
+
+const PATTERN_PAD: u8 = b'?';
+const TEXT_PAD: u8 = b'!';
+const SLACK: usize = 16;
+
+/// Padded pattern/text, reused across alignments.
+#[derive(Default)]
+pub struct PaddedSeqs {
+    pattern: Vec<u8>,
+    text: Vec<u8>,
+    /// Buffer index of pattern position 0 / text position 0.
+    pattern_origin: usize,
+    text_origin: usize,
+}
+
+impl PaddedSeqs {
+    pub fn load(&mut self, pattern: &[u8], text: &[u8]) {
+        let (plen, tlen) = (pattern.len(), text.len());
+        // Runs can only overshoot an end while the other sequence still matches the
+        // sentinel, so plen + tlen of tail padding bounds every read.
+        let tail = plen + tlen + SLACK;
+        self.pattern_origin = tlen + SLACK;
+        self.text_origin = SLACK;
+        fill(
+            &mut self.pattern,
+            PATTERN_PAD,
+            self.pattern_origin,
+            pattern,
+            tail,
+        );
+        fill(&mut self.text, TEXT_PAD, self.text_origin, text, tail);
+    }
+
+    /// Number of equal bytes starting at pattern position `v`, text position `h`.
+    #[inline]
+    pub fn run_length(&self, v: i32, h: i32) -> i32 {
+        let pi = (self.pattern_origin as isize + v as isize) as usize;
+        let ti = (self.text_origin as isize + h as isize) as usize;
+        let blocks = self.pattern[pi..]
+            .chunks_exact(8)
+            .zip(self.text[ti..].chunks_exact(8));
+        let mut n = 0i32;
+        for (a, b) in blocks {
+            let x = load_u64(a) ^ load_u64(b);
+            if x != 0 {
+                return n + (x.trailing_zeros() / 8) as i32;
+            }
+            n += 8;
+        }
+        // The sentinels differ ('?' vs '!'), so a mismatch always precedes the tails' end.
+        unreachable!("extension ran past the padding")
+    }
+}
+
+fn fill(buf: &mut Vec<u8>, pad: u8, origin: usize, seq: &[u8], tail: usize) {
+    buf.clear();
+    buf.resize(origin, pad);
+    buf.extend_from_slice(seq);
+    buf.resize(origin + seq.len() + tail, pad);
+}
+
+#[inline(always)]
+fn load_u64(chunk: &[u8]) -> u64 {
+    u64::from_le_bytes(chunk.try_into().expect("8-byte chunk"))
+}
+
+/// Extends every non-NULL offset of `m` in place.
+pub fn extend_all(seqs: &PaddedSeqs, m: &mut Wavefront) {
+    let (lo, hi, base) = (m.lo, m.hi, m.base);
+    if lo > hi {
+        return;
+    }
+    let cells = &mut m.offs[(lo - base) as usize..=(hi - base) as usize];
+    for (k, off) in (lo..).zip(cells.iter_mut()) {
+        let o = *off;
+        if o != OFFSET_NULL {
+            *off = o + seqs.run_length(o - k, o);
+        }
+    }
+}
+
+/// Ends-free variant: extends in ascending k and stops at the first diagonal that may
+/// end the alignment, returning `(k, offset)` of that diagonal.
+pub fn extend_endsfree(
+    seqs: &PaddedSeqs,
+    m: &mut Wavefront,
+    plen: i32,
+    tlen: i32,
+    pattern_end_free: i32,
+    text_end_free: i32,
+) -> Option<(i32, i32)> {
+    let (lo, hi) = (m.lo, m.hi);
+    for k in lo..=hi {
+        let o = m.get(k);
+        if o == OFFSET_NULL {
+            continue;
+        }
+        let o = o + seqs.run_length(o - k, o);
+        m.set(k, o);
+        let (h, v) = (o, o - k);
+        if h >= tlen && plen - v <= pattern_end_free {
+            return Some((k, o));
+        }
+        if v >= plen && tlen - h <= text_end_free {
+            return Some((k, o));
+        }
+    }
+    None
+}
