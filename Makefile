@@ -62,8 +62,10 @@ lint:
 
 # SEQSHIM_REQUIRE_ORACLES=1: an oracle binary that deps should have installed
 # (Debian's poa) fails the run instead of skipping its tests.
+# SEQSHIM_WFA2_PARITY_PAIRS=56: 56 random pairs for each of the 452 WFA2
+# configurations, over 20,000 alignments compared with Debian's libwfa2.
 unit-tests:
-	SEQSHIM_REQUIRE_ORACLES=1 $(CARGO) test --locked
+	SEQSHIM_REQUIRE_ORACLES=1 SEQSHIM_WFA2_PARITY_PAIRS=56 $(CARGO) test --locked
 
 cbindgen: $(CBINDGEN)
 $(CBINDGEN):
