@@ -4,6 +4,7 @@
  *
  * usage: poa_msa [-do_global] [-hb] [-tolower] MATRIX FASTA */
 #define _POSIX_C_SOURCE 200809L
+#include <ctype.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,9 +15,16 @@
 
 static ResidueScoreMatrix_T matrix;
 
+/* Whether a record's residue lines hold nothing but line breaks. */
+static int blank(const char *s) {
+    for (; *s; s++)
+        if (!isspace((unsigned char)*s)) return 0;
+    return 1;
+}
+
 /* Appends one FASTA record (name, residues) to the sequence array. */
 static void add_record(Sequence_T **seq, int *nseq, char *name, char *residues, int case_switch) {
-    if (residues[0] == '\0') /* poa keeps no empty records */
+    if (blank(residues)) /* poa keeps no empty records */
         return;
     if (create_seq(*nseq, seq, name, NULL, residues, case_switch) != 1) {
         fprintf(stderr, "create_seq failed\n");
