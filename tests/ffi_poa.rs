@@ -289,6 +289,70 @@ fn poa_program_on_the_abi_matches_the_poa_binary() {
     );
 }
 
+/// An empty sequence handed to the ABI (BOA itself would write out of
+/// bounds) keeps its one source entry: the MSA is poa's plus one all-gap row.
+#[test]
+fn an_empty_sequence_gets_exactly_one_all_gap_row() {
+    if !have_poa() {
+        println!("SKIPPED: `poa` not installed (apt-get install poa)");
+        return;
+    }
+    let exe = build("poa_msa", "poa_msa.c", false);
+    let lib = lib_env();
+    let dir = scratch("empty");
+    let boa = boa_matrix_file(&dir);
+    let mut rng = Rng(777);
+    for round in 0..20 {
+        let mut reads = window(&mut rng, (2, 6), (32, 127));
+        let at = rng.range(0, reads.len());
+        reads.insert(at, Vec::new());
+        let mut text = Vec::new();
+        for (k, r) in reads.iter().enumerate() {
+            text.extend_from_slice(format!(">s{k}\n").as_bytes());
+            text.extend_from_slice(r);
+            text.push(b'\n');
+        }
+        let fa = dir.join("w.fa");
+        let pir = dir.join("w.pir");
+        std::fs::write(&fa, &text).unwrap();
+        let oracle = Command::new("poa")
+            .arg("-read_fasta")
+            .arg(&fa)
+            .arg("-pir")
+            .arg(&pir)
+            .arg("-do_global")
+            .arg(&boa)
+            .output()
+            .expect("run poa");
+        assert!(oracle.status.success());
+        let want = parse_pir(&std::fs::read(&pir).unwrap());
+        let ours = parse_tabbed(&run_with(
+            &exe,
+            &["-do_global", "-keep-empty"],
+            &boa,
+            &fa,
+            &lib,
+        ));
+        let empty_name = format!("s{at}");
+        let (empty_rows, rest): (Vec<_>, Vec<_>) =
+            ours.into_iter().partition(|(n, _)| *n == empty_name);
+        assert_eq!(
+            rest, want,
+            "round {round}: rows of the non-empty reads differ"
+        );
+        assert_eq!(
+            empty_rows.len(),
+            1,
+            "round {round}: the empty read has {} rows",
+            empty_rows.len()
+        );
+        assert!(
+            empty_rows[0].1.iter().all(|&c| c == b'.'),
+            "round {round}: the empty read's row is not all gaps"
+        );
+    }
+}
+
 fn run_with(exe: &Path, flags: &[&str], matrix: &Path, fa: &Path, lib: &str) -> Vec<u8> {
     let mut cmd = Command::new(exe);
     cmd.args(flags)
