@@ -137,7 +137,43 @@ const MODES: &[Mode] = &[
         boa: true,
         flags: &["-hb"],
     },
+    Mode {
+        name: "boa local",
+        boa: true,
+        flags: &[],
+    },
+    Mode {
+        name: "blosum80 local -hb -tolower",
+        boa: false,
+        flags: &["-hb", "-tolower"],
+    },
 ];
+
+/// The edge cases of the issue, `count` windows of each kind.
+fn edge_windows(rng: &mut Rng, count: usize) -> Vec<(&'static str, Vec<Vec<u8>>)> {
+    let mut out = Vec::new();
+    for _ in 0..count {
+        out.push(("edge: one read", window(rng, (1, 1), (8, 255))));
+        let read = window(rng, (1, 1), (20, 200)).remove(0);
+        let copies = rng.range(2, 8);
+        out.push(("edge: identical reads", vec![read; copies]));
+        let mut with_empty = window(rng, (2, 6), (32, 127));
+        let at = rng.range(0, with_empty.len());
+        with_empty.insert(at, Vec::new());
+        out.push(("edge: an empty read among others", with_empty));
+        let mut with_n = window(rng, (2, 8), (32, 127));
+        for r in &mut with_n {
+            for b in r.iter_mut() {
+                if rng.unit() < 0.05 {
+                    *b = b'N';
+                }
+            }
+        }
+        out.push(("edge: reads with N", with_n));
+        out.push(("edge: 1 kbp reads", window(rng, (2, 3), (1000, 1000))));
+    }
+    out
+}
 
 #[test]
 fn poa_program_on_the_abi_matches_the_poa_binary() {
@@ -150,14 +186,20 @@ fn poa_program_on_the_abi_matches_the_poa_binary() {
     let dir = scratch("msa");
     let boa = boa_matrix_file(&dir);
     let mut rng = Rng(4242);
-    // 1,010 windows per mode x 5 modes: the issue asks for at least 5,000
-    // windows through the C ABI compared with the real binary.
+    // 1,010 random windows per mode x 7 modes (both matrices, global and
+    // local, with and without -hb), plus the edge cases: the issue asks for
+    // at least 5,000 windows through the C ABI compared with the real binary.
     let classes = [
         ((2, 8), (8, 63), 700),
         ((9, 16), (32, 127), 250),
         ((17, 32), (64, 255), 60),
     ];
     let mut cases = Vec::new();
+    for (kind, reads) in edge_windows(&mut rng, scale(3)) {
+        for mode in MODES {
+            cases.push((kind.to_string(), reads.clone(), mode));
+        }
+    }
     for (n, l, per) in classes {
         for mode in MODES {
             for _ in 0..scale(per) {
@@ -245,6 +287,70 @@ fn poa_program_on_the_abi_matches_the_poa_binary() {
         "{}",
         failures[..failures.len().min(2)].join("\n")
     );
+}
+
+/// An empty sequence handed to the ABI (BOA itself would write out of
+/// bounds) keeps its one source entry: the MSA is poa's plus one all-gap row.
+#[test]
+fn an_empty_sequence_gets_exactly_one_all_gap_row() {
+    if !have_poa() {
+        println!("SKIPPED: `poa` not installed (apt-get install poa)");
+        return;
+    }
+    let exe = build("poa_msa", "poa_msa.c", false);
+    let lib = lib_env();
+    let dir = scratch("empty");
+    let boa = boa_matrix_file(&dir);
+    let mut rng = Rng(777);
+    for round in 0..20 {
+        let mut reads = window(&mut rng, (2, 6), (32, 127));
+        let at = rng.range(0, reads.len());
+        reads.insert(at, Vec::new());
+        let mut text = Vec::new();
+        for (k, r) in reads.iter().enumerate() {
+            text.extend_from_slice(format!(">s{k}\n").as_bytes());
+            text.extend_from_slice(r);
+            text.push(b'\n');
+        }
+        let fa = dir.join("w.fa");
+        let pir = dir.join("w.pir");
+        std::fs::write(&fa, &text).unwrap();
+        let oracle = Command::new("poa")
+            .arg("-read_fasta")
+            .arg(&fa)
+            .arg("-pir")
+            .arg(&pir)
+            .arg("-do_global")
+            .arg(&boa)
+            .output()
+            .expect("run poa");
+        assert!(oracle.status.success());
+        let want = parse_pir(&std::fs::read(&pir).unwrap());
+        let ours = parse_tabbed(&run_with(
+            &exe,
+            &["-do_global", "-keep-empty"],
+            &boa,
+            &fa,
+            &lib,
+        ));
+        let empty_name = format!("s{at}");
+        let (empty_rows, rest): (Vec<_>, Vec<_>) =
+            ours.into_iter().partition(|(n, _)| *n == empty_name);
+        assert_eq!(
+            rest, want,
+            "round {round}: rows of the non-empty reads differ"
+        );
+        assert_eq!(
+            empty_rows.len(),
+            1,
+            "round {round}: the empty read has {} rows",
+            empty_rows.len()
+        );
+        assert!(
+            empty_rows[0].1.iter().all(|&c| c == b'.'),
+            "round {round}: the empty read's row is not all gaps"
+        );
+    }
 }
 
 fn run_with(exe: &Path, flags: &[&str], matrix: &Path, fa: &Path, lib: &str) -> Vec<u8> {

@@ -2,8 +2,10 @@
  * rebuilt on the BOA ABI of libseqshim: the same calls the poa program
  * makes, printing one "name<TAB>row" line per PIR record ('.' gaps).
  *
- * usage: poa_msa [-do_global] [-hb] [-tolower] MATRIX FASTA */
+ * usage: poa_msa [-do_global] [-hb] [-tolower] [-keep-empty] MATRIX FASTA
+ * -keep-empty passes blank records to the library too (poa drops them). */
 #define _POSIX_C_SOURCE 200809L
+#include <ctype.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,9 +16,18 @@
 
 static ResidueScoreMatrix_T matrix;
 
+/* Whether a record's residue lines hold nothing but line breaks. */
+static int blank(const char *s) {
+    for (; *s; s++)
+        if (!isspace((unsigned char)*s)) return 0;
+    return 1;
+}
+
 /* Appends one FASTA record (name, residues) to the sequence array. */
+static int keep_empty = 0;
+
 static void add_record(Sequence_T **seq, int *nseq, char *name, char *residues, int case_switch) {
-    if (residues[0] == '\0') /* poa keeps no empty records */
+    if (blank(residues) && !keep_empty) /* poa keeps no empty records */
         return;
     if (create_seq(*nseq, seq, name, NULL, residues, case_switch) != 1) {
         fprintf(stderr, "create_seq failed\n");
@@ -29,7 +40,9 @@ int main(int argc, char **argv) {
     int global = 0, hb = 0, case_switch = dont_switch_case;
     const char *matrix_path = NULL, *fasta_path = NULL;
     for (int i = 1; i < argc; i++) {
-        if (!strcmp(argv[i], "-do_global"))
+        if (!strcmp(argv[i], "-keep-empty"))
+            keep_empty = 1;
+        else if (!strcmp(argv[i], "-do_global"))
             global = 1;
         else if (!strcmp(argv[i], "-hb"))
             hb = 1;

@@ -513,7 +513,9 @@ pub unsafe extern "C" fn buildup_progressive_lpo(
             // SAFETY: each pointer is a valid sequence per contract.
             unsafe {
                 let s = &mut *p;
-                if s.letter.is_null() {
+                // Not yet initialised: no letters and no source entry. (An
+                // empty sequence has no letters but already has its entry.)
+                if s.letter.is_null() && s.nsource_seq == 0 {
                     init_linear(s, m);
                 }
                 index_letters(s, m);
