@@ -15,7 +15,7 @@ DATA_DIR ?= ../shared/data
 ABEA_FIXTURE := $(DATA_DIR)/abea/ecoli_2kb_r94
 
 .PHONY: demo test deps build header check-header cbindgen lint unit-tests nvrtc-check \
-        consumers install device-bundle clean bench-poa
+        consumers install device-bundle clean bench-poa bench-wfa2
 
 deps:
 	@bash scripts/install-deps.sh
@@ -116,6 +116,15 @@ consumers:
 bench-poa:
 	SEQSHIM_BENCH_DEPS=1 bash scripts/install-deps.sh
 	$(CARGO) bench --locked --bench poa
+
+## ---------------------------------------------------------------- benchmarks
+# Single-thread CPU time per alignment, seqshim vs the distribution's
+# libwfa2.so.0, both loaded into one process, on the same pairs.
+bench-wfa2: build
+	@mkdir -p $(BUILD)/bench
+	$(CC) -O2 -Wall -Wextra -Werror -Iinclude/wfa2lib -o $(BUILD)/bench/wfa2_bench benches/wfa2/wfa2_bench.c \
+	    -ldl -Wl,--no-as-needed -lm
+	$(BUILD)/bench/wfa2_bench "$$(ldconfig -p | awk '/libwfa2\.so\.0 /{print $$NF; exit}')" $(RELEASE_LIB)
 
 ## ---------------------------------------------------------------- install
 install: deps
