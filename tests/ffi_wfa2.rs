@@ -29,13 +29,19 @@ fn source(name: &str) -> PathBuf {
 }
 
 /// A folder where `libwfa2.so.0` is seqshim, as the install's compat folder.
+/// Made once per test process: tests run in parallel, and replacing the
+/// link while another test starts a program through it would race.
 fn compat_dir() -> PathBuf {
-    let dir = work_dir().join("wfa2-compat");
-    std::fs::create_dir_all(&dir).expect("compat dir");
-    let link = dir.join("libwfa2.so.0");
-    let _ = std::fs::remove_file(&link);
-    std::os::unix::fs::symlink(built_library(), &link).expect("symlink libwfa2.so.0");
-    dir
+    static DIR: std::sync::OnceLock<PathBuf> = std::sync::OnceLock::new();
+    DIR.get_or_init(|| {
+        let dir = work_dir().join("wfa2-compat");
+        std::fs::create_dir_all(&dir).expect("compat dir");
+        let link = dir.join("libwfa2.so.0");
+        let _ = std::fs::remove_file(&link);
+        std::os::unix::fs::symlink(built_library(), &link).expect("symlink libwfa2.so.0");
+        dir
+    })
+    .clone()
 }
 
 /// The parity client, built against the distribution's headers and library.
@@ -162,7 +168,8 @@ fn three_ways(exe: &Path, args: &[&str], label: &str) {
             "{label} {way:?}: stderr differs"
         );
     }
-    println!("{report}");
+    // Past the harness's capture, so that `make test` shows the counts.
+    let _ = std::io::Write::write_all(&mut std::io::stderr(), report.as_bytes());
     assert_eq!(failures, 0, "{report}");
 }
 
