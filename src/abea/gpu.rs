@@ -144,13 +144,19 @@ impl AbeaRunner {
     /// Bytes a read needs in the arena, or `None` for inputs the CPU path
     /// refuses (those go back to the CPU, which returns 0 for them).
     pub fn bytes_for(job: &AlignJob) -> Option<usize> {
+        Self::placement(job).map(|(_, bytes)| bytes)
+    }
+
+    /// The read's band shape and arena bytes, computed once per read.
+    fn placement(job: &AlignJob) -> Option<(Shape, usize)> {
         let shape = Shape::new(
             job.sequence.len(),
             job.means.len(),
             job.models.len(),
             job.kmer_size,
         )?;
-        Some(Placed::total_bytes(job.means.len(), &shape))
+        let bytes = Placed::total_bytes(job.means.len(), &shape);
+        Some((shape, bytes))
     }
 
     fn run(&mut self, jobs: &[AlignJob]) -> Result<Vec<Option<Vec<AlignedPair>>>, DeviceError> {
@@ -159,7 +165,7 @@ impl AbeaRunner {
         let mut chunk: Vec<(usize, Shape)> = Vec::new();
         let mut chunk_bytes = 0;
         for (index, job) in jobs.iter().enumerate() {
-            let Some(bytes) = Self::bytes_for(job) else {
+            let Some((shape, bytes)) = Self::placement(job) else {
                 continue;
             };
             if bytes > capacity {
@@ -170,16 +176,8 @@ impl AbeaRunner {
                 chunk.clear();
                 chunk_bytes = 0;
             }
-            let shape = Shape::new(
-                job.sequence.len(),
-                job.means.len(),
-                job.models.len(),
-                job.kmer_size,
-            );
-            if let Some(shape) = shape {
-                chunk.push((index, shape));
-                chunk_bytes += bytes;
-            }
+            chunk.push((index, shape));
+            chunk_bytes += bytes;
         }
         if !chunk.is_empty() {
             self.run_chunk(jobs, &chunk, &mut results)?;

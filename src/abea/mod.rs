@@ -401,14 +401,16 @@ pub fn shared_models(models: &[Model]) -> Arc<[Model]> {
                     && x.level_log_stdv.to_bits() == y.level_log_stdv.to_bits()
             })
     };
-    let mut last = LAST.lock().unwrap_or_else(|p| p.into_inner());
-    if let Some(cached) = last.as_ref() {
-        if same(cached, models) {
-            return cached.clone();
+    // Compare outside the lock: with 9-mer models the table has 262,144
+    // entries, and concurrent callers must not queue behind each other here.
+    let cached = LAST.lock().unwrap_or_else(|p| p.into_inner()).clone();
+    if let Some(cached) = cached {
+        if same(&cached, models) {
+            return cached;
         }
     }
     let fresh: Arc<[Model]> = Arc::from(models);
-    *last = Some(fresh.clone());
+    *LAST.lock().unwrap_or_else(|p| p.into_inner()) = Some(fresh.clone());
     fresh
 }
 
