@@ -16,7 +16,7 @@ mod support;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use poa_windows::{Rng, window};
+use poa_windows::{Rng, parse_pir, window};
 use seqshim::poa::{self, CaseSwitch, ScoreMatrix, WindowOptions};
 use support::*;
 
@@ -71,24 +71,6 @@ fn have_poa() -> bool {
         panic!("SEQSHIM_REQUIRE_ORACLES=1 but `poa` or {STOCK_MATRIX} is missing");
     }
     found
-}
-
-fn parse_pir(text: &[u8]) -> Vec<(String, Vec<u8>)> {
-    let mut out: Vec<(String, Vec<u8>)> = Vec::new();
-    for line in text.split(|&c| c == b'\n') {
-        if let Some(h) = line.strip_prefix(b">") {
-            let name = String::from_utf8_lossy(h)
-                .split_whitespace()
-                .next()
-                .unwrap_or("")
-                .to_string();
-            out.push((name, Vec::new()));
-        } else if let Some(last) = out.last_mut() {
-            last.1
-                .extend(line.iter().filter(|c| !c.is_ascii_whitespace()));
-        }
-    }
-    out
 }
 
 fn parse_tabbed(text: &[u8]) -> Vec<(String, Vec<u8>)> {

@@ -17,7 +17,7 @@ use std::process::Command;
 use std::time::Instant;
 
 mod poa_windows;
-use poa_windows::{Rng, noisy_copy, thread_cpu_seconds, window};
+use poa_windows::{Rng, noisy_copy, parse_pir, thread_cpu_seconds, window};
 
 const STOCK_MATRIX: &str = "/usr/share/poa/blosum80.mat";
 
@@ -84,24 +84,6 @@ impl Drop for Oracle {
     fn drop(&mut self) {
         let _ = std::fs::remove_dir_all(&self.dir);
     }
-}
-
-fn parse_pir(text: &[u8]) -> Vec<(String, Vec<u8>)> {
-    let mut out: Vec<(String, Vec<u8>)> = Vec::new();
-    for line in text.split(|&c| c == b'\n') {
-        if let Some(h) = line.strip_prefix(b">") {
-            let name = String::from_utf8_lossy(h)
-                .split_whitespace()
-                .next()
-                .unwrap_or("")
-                .to_string();
-            out.push((name, Vec::new()));
-        } else if let Some(last) = out.last_mut() {
-            last.1
-                .extend(line.iter().filter(|c| !c.is_ascii_whitespace()));
-        }
-    }
-    out
 }
 
 #[derive(Clone, Copy, Debug)]

@@ -76,3 +76,22 @@ pub fn thread_cpu_seconds() -> f64 {
         .elapsed()
         .as_secs_f64()
 }
+
+/// Rows of a PIR file written by `poa -pir`: (name, row without line breaks).
+pub fn parse_pir(text: &[u8]) -> Vec<(String, Vec<u8>)> {
+    let mut out: Vec<(String, Vec<u8>)> = Vec::new();
+    for line in text.split(|&c| c == b'\n') {
+        if let Some(h) = line.strip_prefix(b">") {
+            let name = String::from_utf8_lossy(h)
+                .split_whitespace()
+                .next()
+                .unwrap_or("")
+                .to_string();
+            out.push((name, Vec::new()));
+        } else if let Some(last) = out.last_mut() {
+            last.1
+                .extend(line.iter().filter(|c| !c.is_ascii_whitespace()));
+        }
+    }
+    out
+}
