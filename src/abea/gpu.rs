@@ -10,6 +10,7 @@
 //! fit goes back to the CPU.
 
 use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
 
 use super::cpu::{self, Penalties, Shape};
 use super::emission::KmerEmission;
@@ -40,10 +41,21 @@ const MAX_ARENA: usize = 1 << 30;
 /// Share of free device memory the arena may take (f5c's default 0.9).
 const MEM_FRAC: f64 = 0.9;
 
+/// Smallest arena worth a runner: below this a GPU is not used for ABEA.
+const MIN_ARENA: usize = 64 << 20;
+
+/// Half the largest arena a runner actually reserved (0 before any did), so
+/// that routing sends a device only reads it can hold next to others.
+static READ_LIMIT: AtomicUsize = AtomicUsize::new(0);
+
 /// Whether a read is one the GPU path takes at all: inputs the CPU path
-/// accepts, and small enough for the largest arena.
+/// accepts, and small enough for the arenas the runners really reserved.
 pub fn fits_a_device(job: &AlignJob) -> bool {
-    AbeaRunner::bytes_for(job).is_some_and(|bytes| bytes <= MAX_ARENA / 2)
+    // The runners are created with the scheduler; make sure they exist
+    // before reading the limit they set.
+    let _ = super::scheduler();
+    let limit = READ_LIMIT.load(Ordering::Relaxed);
+    AbeaRunner::bytes_for(job).is_some_and(|bytes| bytes <= limit)
 }
 
 fn align16(n: usize) -> usize {
@@ -109,8 +121,14 @@ impl AbeaRunner {
         let fill = gpu.kernel(&SOURCE, "seqshim_abea_fill")?;
         let backtrack = gpu.kernel(&SOURCE, "seqshim_abea_backtrack")?;
         let mut arena = gpu.arena(0);
-        let free = gpu.memory().map(|(free, _)| free).unwrap_or(0);
+        let (free, _) = gpu.memory()?;
         let mut bytes = ((free as f64 * MEM_FRAC) as usize).min(MAX_ARENA);
+        if bytes < MIN_ARENA {
+            return Err(DeviceError(format!(
+                "only {} MiB of device memory free for ABEA",
+                free >> 20
+            )));
+        }
         // A busy device may refuse the first size; settle for less.
         loop {
             match arena.reserve(bytes) {
@@ -122,6 +140,7 @@ impl AbeaRunner {
                 Err(e) => return Err(e),
             }
         }
+        READ_LIMIT.fetch_max(arena.capacity() / 2, Ordering::Relaxed);
         crate::log_info!(
             "ABEA: GPU {} arena of {} MiB",
             gpu.info().ordinal,

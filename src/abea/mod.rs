@@ -414,22 +414,38 @@ pub fn shared_models(models: &[Model]) -> Arc<[Model]> {
     fresh
 }
 
+/// Copies `pairs` to the front of `out` and returns their count, or 0 with
+/// nothing written when they do not fit (f5c asserts there instead).
+pub fn copy_pairs(out: &mut [AlignedPair], pairs: &[AlignedPair]) -> usize {
+    match out.get_mut(..pairs.len()) {
+        Some(dst) => {
+            dst.copy_from_slice(pairs);
+            pairs.len()
+        }
+        None => 0,
+    }
+}
+
 /// One f5c `align()` call: on the caller's thread when no GPU is in use
 /// (nothing copied); otherwise through the scheduler, so that concurrent
-/// callers (f5c's worker threads) share GPU batches. Returns f5c's count,
-/// 0 on QC failure, when `out` is too small, or when strict mode refused a
-/// CPU rescue.
+/// callers (f5c's worker threads) share GPU batches. The pairs are handed to
+/// `emit`, which stores them and returns the count to report; 0 is returned
+/// without calling it when strict mode refused a CPU rescue. Handing the
+/// pairs over, rather than writing into a buffer of the caller's declared
+/// size, lets the C wrapper touch only the bytes it actually writes.
 pub fn align_call(
-    out: &mut [AlignedPair],
     sequence: &[u8],
     events: &[Event],
     models: &[Model],
     kmer_size: u32,
     scaling: Scalings,
+    emit: impl FnOnce(&[AlignedPair]) -> usize,
 ) -> usize {
     let scheduler = scheduler();
     if !scheduler.has_devices() {
-        return align_into(out, sequence, events, models, kmer_size, scaling, 0.0);
+        return with_workspace(|w| {
+            emit(w.align(sequence, events, models, kmer_size, scaling, 0.0))
+        });
     }
     let defaults = BatchOptions::default();
     let epk = events.len() as f32 / sequence.len() as f32;
@@ -443,13 +459,7 @@ pub fn align_call(
     };
     job.gpu = epk < defaults.max_epk && gpu::fits_a_device(&job);
     match scheduler.submit(job) {
-        Ok(pairs) => match out.get_mut(..pairs.len()) {
-            Some(dst) => {
-                dst.copy_from_slice(&pairs);
-                pairs.len()
-            }
-            None => 0,
-        },
+        Ok(pairs) => emit(&pairs),
         Err(e) => {
             crate::log_warn!("ABEA: {e}; returning 0 pairs");
             0

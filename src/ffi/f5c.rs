@@ -96,13 +96,17 @@ const _: () = {
     assert!(offset_of!(AbeaBatchOpt, flags) == 36);
 };
 
-/// Views `n` elements at `ptr`, or `None` for a null pointer with `n > 0` or
-/// a size past what a slice may span. A null pointer with `n == 0` is empty.
+/// Views `n` elements at `ptr`, or `None` for a null or misaligned pointer
+/// with `n > 0` or a size past what a slice may span. A null pointer with `n == 0` is empty.
 ///
 /// # Safety
 /// When `ptr` is not null it must be valid for reads of `n` elements for `'a`.
 unsafe fn slice<'a, T>(ptr: *const T, n: usize) -> Option<&'a [T]> {
     let bytes = n.checked_mul(size_of::<T>())?;
+    // A misaligned pointer would make `from_raw_parts` abort the process.
+    if n > 0 && !ptr.is_aligned() {
+        return None;
+    }
     // SAFETY: forwarded from this function's contract; `bytes` covers the
     // `n` elements and the helper rejects null with a non-zero length.
     unsafe { super::guard::bytes(ptr.cast(), bytes) }?;
@@ -121,6 +125,9 @@ unsafe fn slice<'a, T>(ptr: *const T, n: usize) -> Option<&'a [T]> {
 /// `'a` and not aliased.
 unsafe fn slice_mut<'a, T>(ptr: *mut T, n: usize) -> Option<&'a mut [T]> {
     let bytes = n.checked_mul(size_of::<T>())?;
+    if n > 0 && !ptr.is_aligned() {
+        return None;
+    }
     // SAFETY: forwarded from this function's contract.
     unsafe { super::guard::bytes_mut(ptr.cast(), bytes) }?;
     if n == 0 {
@@ -180,18 +187,31 @@ pub unsafe extern "C" fn seqshim_f5c_align(
             return 0;
         };
         // SAFETY: per this function's contract for each pointer; nulls with
-        // a non-zero length were rejected by the helpers.
-        let (Some(seq), Some(evs), Some(mods), Some(out)) = (unsafe {
+        // a non-zero length and misaligned pointers were rejected by the
+        // helpers.
+        let (Some(seq), Some(evs), Some(mods)) = (unsafe {
             (
                 slice(sequence.cast::<u8>().cast_const(), len),
                 slice(events.event.cast_const(), events.n),
                 slice(models.cast_const(), n_models),
-                slice_mut(out_2, capacity),
             )
         }) else {
             return 0;
         };
-        let n = abea::align_call(out, seq, evs, mods, kmer_size, scaling);
+        // Only the pairs actually produced are viewed as caller memory:
+        // older f5c releases allocate `2 * n_events`, less than `capacity`.
+        let emit = |pairs: &[AlignedPair]| {
+            if pairs.len() > capacity {
+                return 0;
+            }
+            // SAFETY: `out_2` is non-null and, per the contract, has room for
+            // `capacity` pairs, of which `pairs.len()` are written here.
+            match unsafe { slice_mut(out_2, pairs.len()) } {
+                Some(out) => abea::copy_pairs(out, pairs),
+                None => 0,
+            }
+        };
+        let n = abea::align_call(seq, evs, mods, kmer_size, scaling, emit);
         i32::try_from(n).unwrap_or(0)
     })
 }
