@@ -436,4 +436,57 @@ mod tests {
         assert_eq!(model_count(9), Some(262_144));
         assert_eq!(model_count(10), None);
     }
+
+    /// A misaligned array is refused with 0 pairs instead of aborting the
+    /// process (slice construction checks alignment before anything else).
+    #[test]
+    fn misaligned_arrays_are_refused() {
+        let models = vec![Model::default(); 4096 + 1];
+        let mut events = vec![Event::default(); 8];
+        let mut out = vec![AlignedPair::default(); 64];
+        let mut seq = b"ACGTACGTACGTACGT".to_vec();
+        // Pointers one, two and four bytes past an element boundary are
+        // misaligned for 4- and 8-byte-aligned types.
+        let bytes = models.as_ptr().cast::<u8>();
+        // SAFETY: the offsets stay inside the allocations; the resulting
+        // pointers are only checked for alignment, never dereferenced.
+        let (bad_models, bad_out) = unsafe {
+            (
+                bytes.add(1).cast::<Model>().cast_mut(),
+                out.as_mut_ptr().cast::<u8>().add(2).cast::<AlignedPair>(),
+            )
+        };
+        let table = EventTable {
+            n: events.len(),
+            start: 0,
+            end: events.len(),
+            event: events.as_mut_ptr(),
+        };
+        // SAFETY: valid, sized buffers except for the deliberate misalignment.
+        let n = unsafe {
+            seqshim_f5c_align(
+                out.as_mut_ptr(),
+                seq.as_mut_ptr().cast(),
+                seq.len() as i32,
+                table,
+                bad_models,
+                6,
+                Scalings::default(),
+                4000.0,
+            )
+        };
+        assert_eq!(n, 0);
+        // SAFETY: as above; `bad_out` is only checked, never written.
+        assert!(unsafe { slice_mut(bad_out, 4) }.is_none());
+        let misaligned_events = EventTable {
+            event: events
+                .as_mut_ptr()
+                .cast::<u8>()
+                .wrapping_add(4)
+                .cast::<Event>(),
+            ..table
+        };
+        // SAFETY: as above.
+        assert!(unsafe { slice(misaligned_events.event.cast_const(), 2) }.is_none());
+    }
 }
