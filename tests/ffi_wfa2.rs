@@ -500,6 +500,57 @@ fn our_headers_serve_an_upstream_client() {
     );
 }
 
+/// Inputs on which 2.3.3 crashes or writes past a buffer are refused, under
+/// ASan/UBSan, with nothing stale left in the aligner.
+#[test]
+fn bad_input_is_refused_without_corruption() {
+    let include = format!("-I{}", repo().join("include/wfa2lib").display());
+    let lib = format!("-L{}", library_dir().display());
+    let mut flags = vec![
+        "-std=gnu11",
+        "-Wall",
+        "-Wextra",
+        "-Werror",
+        "-O1",
+        "-g",
+        &include,
+    ];
+    flags.extend_from_slice(SANITIZERS);
+    let exe = compile_c(
+        "wfa2_bad_input",
+        &[source("bad_input.c")],
+        &flags,
+        &[&lib, "-lseqshim"],
+    );
+    let dir = library_dir().display().to_string();
+    let output = Command::new(&exe)
+        .env("LD_LIBRARY_PATH", &dir)
+        .env("ASAN_OPTIONS", "detect_leaks=1")
+        .output()
+        .expect("run");
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(output.status.success(), "{stdout}\n{stderr}");
+    assert_eq!(
+        stdout,
+        "align(NULL aligner): -1\n\
+         resume(NULL aligner): -1\n\
+         good pair: rc=0 status=0 score=-4\n\
+         negative length: rc=-1 status=-1 ops=0\n\
+         lengths past the CIGAR capacity: rc=-1 status=-1 ops=0\n\
+         add_mismatches into a 4-op CIGAR: 0..0\n\
+         appends past the buffer: 0..0\n\
+         append of 200 ops into 4: 0..0\n\
+         room enough: 0..400 edit=400\n\
+         NULL cigar: matches=0 edit=0\n"
+    );
+    assert!(stderr.contains("not enough room"), "{stderr}");
+    assert!(
+        !stderr.contains("AddressSanitizer") && !stderr.contains("runtime error"),
+        "{stderr}"
+    );
+}
+
 /// Memcheck over the misc and exit-case clients with seqshim swapped in:
 /// no invalid reads or writes, no use of uninitialised memory, no leaks of
 /// definitely lost blocks. Skipped, saying so, where valgrind is absent.

@@ -802,9 +802,29 @@ pub unsafe extern "C" fn wavefront_align(
     text: *const c_char,
     text_length: c_int,
 ) -> c_int {
+    if wf_aligner.is_null() {
+        return WF_STATUS_UNFEASIBLE;
+    }
     ffi_guard!(WF_STATUS_UNFEASIBLE, {
-        // SAFETY: valid aligner per the contract.
+        // SAFETY: non-null, and an aligner from `wavefront_aligner_new` per
+        // the contract.
         let (w, s) = unsafe { (&mut *wf_aligner, state(wf_aligner)) };
+        // Start from "refused": should anything below fail, even by a caught
+        // panic, the client never reads the previous pair's result as this
+        // one's.
+        refuse(w);
+        // Negative lengths, or lengths whose CIGAR capacity (2·(p+t)
+        // operations, an int in cigar_t) would overflow, cannot be aligned.
+        let total = i64::from(pattern_length) + i64::from(text_length);
+        if pattern_length < 0 || text_length < 0 || 2 * total > i64::from(i32::MAX) {
+            io::eprint(
+                format!(
+                    "[WFA] Invalid sequence lengths (pattern={pattern_length},text={text_length})\n"
+                )
+                .as_bytes(),
+            );
+            return refuse(w);
+        }
         if !checks(w, pattern_length, text_length) {
             return refuse(w);
         }
@@ -819,7 +839,7 @@ pub unsafe extern "C" fn wavefront_align(
             });
             return refuse(w);
         }
-        let (plen, tlen) = (pattern_length.max(0) as usize, text_length.max(0) as usize);
+        let (plen, tlen) = (pattern_length as usize, text_length as usize);
         // SAFETY: readable for their lengths per the contract.
         let (Some(p), Some(t)) = (unsafe {
             (
@@ -848,6 +868,9 @@ pub unsafe extern "C" fn wavefront_align(
 /// `wf_aligner` must be an aligner from [`wavefront_aligner_new`].
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn wavefront_align_resume(wf_aligner: *mut wavefront_aligner_t) -> c_int {
+    if wf_aligner.is_null() {
+        return WF_STATUS_UNFEASIBLE;
+    }
     ffi_guard!(WF_STATUS_UNFEASIBLE, {
         // SAFETY: valid aligner per the contract.
         let (w, s) = unsafe { (&mut *wf_aligner, state(wf_aligner)) };

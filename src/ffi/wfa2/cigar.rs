@@ -16,9 +16,17 @@ use crate::ffi_guard;
 /// # Safety
 /// `cigar` must point to a valid `cigar_t` whose buffer covers the range.
 pub(crate) unsafe fn ops<'a>(cigar: *const cigar_t) -> &'a [u8] {
-    // SAFETY: valid cigar per the contract.
-    let c = unsafe { &*cigar };
-    if c.end_offset <= c.begin_offset || c.operations.is_null() {
+    // SAFETY: null or a valid cigar per the contract.
+    let Some(c) = (unsafe { cigar.as_ref() }) else {
+        return &[];
+    };
+    // Offsets a client wrote outside the buffer read as an empty CIGAR
+    // rather than memory the buffer does not own.
+    if c.end_offset <= c.begin_offset
+        || c.begin_offset < 0
+        || c.end_offset > c.max_operations
+        || c.operations.is_null()
+    {
         return &[];
     }
     // SAFETY: the buffer covers [begin, end) per the contract.
@@ -76,8 +84,10 @@ pub(crate) unsafe fn new(max_operations: c_int, mm: *mut mm_allocator_t) -> *mut
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn cigar_clear(cigar: *mut cigar_t) {
     ffi_guard!((), {
-        // SAFETY: valid cigar per the contract.
-        let c = unsafe { &mut *cigar };
+        // SAFETY: null or a valid cigar per the contract.
+        let Some(c) = (unsafe { cigar.as_mut() }) else {
+            return;
+        };
         c.begin_offset = 0;
         c.end_offset = 0;
         c.score = i32::MIN;
@@ -100,8 +110,10 @@ pub unsafe extern "C" fn cigar_resize(cigar: *mut cigar_t, max_operations: c_int
 /// # Safety
 /// As [`cigar_resize`].
 pub(crate) unsafe fn resize(cigar: *mut cigar_t, max_operations: c_int) {
-    // SAFETY: valid cigar per the contract.
-    let c = unsafe { &mut *cigar };
+    // SAFETY: null or a valid cigar per the contract.
+    let Some(c) = (unsafe { cigar.as_mut() }) else {
+        return;
+    };
     if max_operations > c.max_operations {
         c.max_operations = max_operations;
         // SAFETY: the buffer came from this cigar's allocator.
@@ -113,6 +125,28 @@ pub(crate) unsafe fn resize(cigar: *mut cigar_t, max_operations: c_int) {
     c.begin_offset = 0;
     c.end_offset = 0;
     c.score = i32::MIN;
+}
+
+/// The CIGAR behind `cigar` when it is non-null and its buffer can take
+/// operations up to index `end` (exclusive). 2.3.3 writes past the buffer
+/// in that case; seqshim prints one line and leaves the CIGAR unchanged.
+///
+/// # Safety
+/// `cigar` must be null or point to a valid `cigar_t`.
+unsafe fn with_room<'a>(cigar: *mut cigar_t, end: i64, who: &str) -> Option<&'a mut cigar_t> {
+    // SAFETY: null or valid per the contract.
+    let c = unsafe { cigar.as_mut() }?;
+    if c.operations.is_null() || end > i64::from(c.max_operations) || c.end_offset < 0 {
+        io::eprint(
+            format!(
+                "[CIGAR] {who}: not enough room ({end} > {} operations)\n",
+                c.max_operations
+            )
+            .as_bytes(),
+        );
+        return None;
+    }
+    Some(c)
 }
 
 /// Releases the CIGAR and its buffer.
@@ -165,8 +199,23 @@ pub unsafe extern "C" fn cigar_add_mismatches(
     cigar: *mut cigar_t,
 ) {
     ffi_guard!((), {
-        // SAFETY: valid cigar per the contract.
-        let c = unsafe { &mut *cigar };
+        // SAFETY: null or a valid cigar per the contract.
+        let Some(c) = (unsafe { cigar.as_mut() }) else {
+            return;
+        };
+        // Every operation written consumes a pattern or a text base, so the
+        // last index is below begin + pattern_length + text_length; then a NUL.
+        let worst = i64::from(c.begin_offset.max(0))
+            + i64::from(pattern_length.max(0))
+            + i64::from(text_length.max(0))
+            + 1;
+        // SAFETY: `c` is valid (checked above).
+        let Some(c) = (unsafe { with_room(c, worst, "cigar_add_mismatches") }) else {
+            return;
+        };
+        if c.begin_offset < 0 || (c.end_offset > 0 && (pattern.is_null() || text.is_null())) {
+            return;
+        }
         let (mut p, mut t) = (0, 0);
         let mut i = c.begin_offset;
         while i < c.end_offset {
@@ -369,7 +418,15 @@ pub unsafe extern "C" fn cigar_copy(cigar_dst: *mut cigar_t, cigar_src: *mut cig
     ffi_guard!((), {
         // SAFETY: valid per the contract.
         unsafe {
-            let (d, s) = (&mut *cigar_dst, &*cigar_src);
+            let Some(s) = cigar_src.as_ref() else {
+                return;
+            };
+            let Some(d) = with_room(cigar_dst, i64::from(s.end_offset), "cigar_copy") else {
+                return;
+            };
+            if s.begin_offset < 0 || s.end_offset > s.max_operations || s.operations.is_null() {
+                return;
+            }
             d.max_operations = s.max_operations;
             d.begin_offset = s.begin_offset;
             d.end_offset = s.end_offset;
@@ -394,7 +451,13 @@ pub unsafe extern "C" fn cigar_append(cigar_dst: *mut cigar_t, cigar_src: *mut c
         // SAFETY: valid per the contract.
         unsafe {
             let src = ops(cigar_src);
-            let d = &mut *cigar_dst;
+            let Some(d) = cigar_dst.as_ref() else {
+                return;
+            };
+            let end = i64::from(d.end_offset) + src.len() as i64;
+            let Some(d) = with_room(cigar_dst, end, "cigar_append") else {
+                return;
+            };
             std::ptr::copy(
                 src.as_ptr(),
                 d.operations.add(d.end_offset as usize) as *mut u8,
@@ -410,7 +473,13 @@ pub unsafe extern "C" fn cigar_append(cigar_dst: *mut cigar_t, cigar_src: *mut c
 unsafe fn append_run(cigar: *mut cigar_t, op: u8, length: c_int) {
     // SAFETY: valid with room per the contract.
     unsafe {
-        let c = &mut *cigar;
+        let Some(c) = cigar.as_ref() else {
+            return;
+        };
+        let end = i64::from(c.end_offset) + i64::from(length.max(0));
+        let Some(c) = with_room(cigar, end, "cigar_append") else {
+            return;
+        };
         if length > 0 {
             std::ptr::write_bytes(c.operations.add(c.end_offset as usize), op, length as usize);
         }
