@@ -162,7 +162,9 @@ typedef struct seqshim_poa_params_t {
 #define SEQSHIM_POA_E_GRAPH_TOO_LARGE 4
 
 /*
- The window has no non-empty read; its consensus is the empty string.
+ No consensus: the window has no non-empty read, or (heaviest-bundle
+ rule) POA v2 made no bundle because the heaviest path is under 10 nodes.
+ The consensus is the empty string.
  */
 #define SEQSHIM_POA_E_EMPTY 5
 

@@ -335,6 +335,32 @@ fn an_empty_sequence_gets_exactly_one_all_gap_row() {
     }
 }
 
+/// Inputs on which BOA crashes or reads past a buffer, and batch-API misuse,
+/// are refused cleanly under ASan/UBSan.
+#[test]
+fn bad_input_is_refused_cleanly() {
+    let exe = build("poa_bad_input", "bad_input.c", true);
+    let dir = scratch("bad-input");
+    let matrix = boa_matrix_file(&dir);
+    let out = Command::new(&exe)
+        .arg(&matrix)
+        .env("LD_LIBRARY_PATH", lib_env())
+        .env("ASAN_OPTIONS", "detect_leaks=1")
+        .output()
+        .expect("run bad_input");
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{stdout}\n{stderr}");
+    assert_eq!(
+        stdout,
+        "unterminated name: 1, stored length 127\n\
+         duplicate sequence pointers: refused, letters kept: yes\n\
+         create with SIZE_MAX hint: ok\n\
+         consensus_many with a bad window: rc=1 cons=null,null\n",
+        "{stderr}"
+    );
+}
+
 fn run_with(exe: &Path, flags: &[&str], matrix: &Path, fa: &Path, lib: &str) -> Vec<u8> {
     let mut cmd = Command::new(exe);
     cmd.args(flags)

@@ -24,7 +24,9 @@ pub const SEQSHIM_POA_E_TOO_MANY_SEQS: seqshim_poa_status_t = 2;
 pub const SEQSHIM_POA_E_SEQ_TOO_LONG: seqshim_poa_status_t = 3;
 /// Fusion stopped at POA v2's memory bound (`POA_MAX_ALLOC`); no result.
 pub const SEQSHIM_POA_E_GRAPH_TOO_LARGE: seqshim_poa_status_t = 4;
-/// The window has no non-empty read; its consensus is the empty string.
+/// No consensus: the window has no non-empty read, or (heaviest-bundle
+/// rule) POA v2 made no bundle because the heaviest path is under 10 nodes.
+/// The consensus is the empty string.
 pub const SEQSHIM_POA_E_EMPTY: seqshim_poa_status_t = 5;
 /// The window was added but `seqshim_poa_batch_run` has not run it yet.
 pub const SEQSHIM_POA_E_NOT_RUN: seqshim_poa_status_t = 6;
@@ -176,7 +178,9 @@ pub unsafe extern "C" fn seqshim_poa_batch_create(
         };
         Box::into_raw(Box::new(seqshim_poa_batch_t {
             config: Arc::new(config),
-            windows: Vec::with_capacity(expected_windows.min(1 << 24)),
+            // A hint only: a wild value must not become an allocation the
+            // process cannot survive.
+            windows: Vec::with_capacity(expected_windows.min(1 << 16)),
         }))
     })
 }
@@ -473,6 +477,20 @@ pub unsafe extern "C" fn seqshim_poa_consensus_many(
         let b = unsafe { seqshim_poa_batch_create(p, nwin) };
         if b.is_null() {
             return SEQSHIM_POA_E_ARG;
+        }
+        // Every output is defined before anything can fail, so a caller
+        // that frees `out_cons[w]` after an argument error frees nulls.
+        for w in 0..nwin {
+            // SAFETY: the outputs are valid for nwin entries per the contract.
+            unsafe {
+                *out_cons.add(w) = ptr::null_mut();
+                if !out_len.is_null() {
+                    *out_len.add(w) = 0;
+                }
+                if !out_status.is_null() {
+                    *out_status.add(w) = SEQSHIM_POA_E_NOT_RUN;
+                }
+            }
         }
         let mut status = SEQSHIM_POA_OK;
         for w in 0..nwin {

@@ -9,6 +9,9 @@
 use std::fmt;
 use std::path::Path;
 
+/// Longest `trunc + decay` gap model the aligner represents.
+pub const MAX_GAP_LENGTH: i32 = i16::MAX as i32 - 2;
+
 /// Upstream's `TRUNCATE_GAP_LENGTH` default.
 pub const TRUNCATE_GAP_LENGTH: i32 = 16;
 /// Upstream's `DECAY_GAP_LENGTH` default.
@@ -227,7 +230,10 @@ impl ScoreMatrix {
         if symbols.is_empty() {
             return Err(MatrixError::NoSymbols);
         }
-        if trunc < 0 || decay < 0 {
+        // The aligner keeps gap-length states in 16 bits; longer truncation
+        // plus decay lengths would overflow them (upstream's own states
+        // wrap far earlier), so such files are refused.
+        if trunc < 0 || decay < 0 || trunc.checked_add(decay).is_none_or(|g| g > MAX_GAP_LENGTH) {
             return Err(MatrixError::BadGapLengths { trunc, decay });
         }
         let n = symbols.len();

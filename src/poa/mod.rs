@@ -271,6 +271,18 @@ impl WindowJob {
             nrows: 0,
             ncols: 0,
         };
+        let trivial = !refs.is_empty() && !refs[0].is_empty() && refs.iter().all(|r| *r == refs[0]);
+        if trivial && c.consensus == ConsensusRule::ColumnMajority && !c.want_msa {
+            // BMEAN returns such a window's read without POA; aligning it
+            // first would only cost time (and could hit the graph bound).
+            return WindowResult {
+                status: WindowStatus::Ok,
+                consensus: refs[0].to_vec(),
+                msa: Vec::new(),
+                nrows: 0,
+                ncols: 0,
+            };
+        }
         let Some(w) = align_window(&refs, &c.matrix, &opt) else {
             return none(WindowStatus::Empty);
         };
@@ -279,25 +291,20 @@ impl WindowJob {
         }
         let nrows = w.read_index.len();
         let consensus = match c.consensus {
-            ConsensusRule::ColumnMajority => {
-                if refs.len() == 1 || refs.iter().all(|r| *r == refs[0]) {
-                    refs[0].to_vec()
-                } else {
-                    column_majority(&w.msa.rows[..nrows])
-                }
+            ConsensusRule::ColumnMajority if trivial => refs[0].to_vec(),
+            ConsensusRule::ColumnMajority => column_majority(&w.msa.rows[..nrows]),
+            ConsensusRule::HeaviestBundle => {
+                let Some(k) = w.names.iter().position(|n| n == "CONSENS0") else {
+                    // POA v2 makes no bundle from a path under 10 nodes:
+                    // there is no consensus to report.
+                    return none(WindowStatus::Empty);
+                };
+                w.msa.rows[k]
+                    .iter()
+                    .copied()
+                    .filter(|&b| b != b'-')
+                    .collect()
             }
-            ConsensusRule::HeaviestBundle => w
-                .names
-                .iter()
-                .position(|n| n == "CONSENS0")
-                .map(|k| {
-                    w.msa.rows[k]
-                        .iter()
-                        .copied()
-                        .filter(|&b| b != b'-')
-                        .collect()
-                })
-                .unwrap_or_default(),
         };
         let msa = if c.want_msa {
             w.msa.rows[..nrows].concat()

@@ -66,6 +66,22 @@ pub unsafe fn c_str<'a>(p: *const c_char) -> &'a [u8] {
     unsafe { CStr::from_ptr(p) }.to_bytes()
 }
 
+/// At most `max` bytes of a C string, stopping at its NUL: like upstream's
+/// `strncpy` into a fixed buffer, never reads past `max` bytes.
+///
+/// # Safety
+/// `p` must be null, or readable up to its NUL or `max` bytes, whichever
+/// comes first, for `'a`.
+pub unsafe fn c_str_bounded<'a>(p: *const c_char, max: usize) -> &'a [u8] {
+    if p.is_null() {
+        return &[];
+    }
+    // SAFETY: strnlen reads at most `max` bytes, all readable per the contract.
+    let n = unsafe { libc::strnlen(p, max) };
+    // SAFETY: the `n` bytes were just read by strnlen.
+    unsafe { std::slice::from_raw_parts(p.cast(), n) }
+}
+
 /// A fixed name buffer up to its first NUL (all of it if there is none).
 pub fn name_bytes(name: &[c_char; NAME_MAX]) -> Vec<u8> {
     name.iter()
@@ -217,7 +233,7 @@ pub fn matrix_from_c(m: &ResidueScoreMatrix) -> Result<ScoreMatrix, String> {
         ));
     }
     let max_gap = m.max_gap_length;
-    if !(0..=1_000_000).contains(&max_gap) {
+    if !(0..=crate::poa::matrix::MAX_GAP_LENGTH).contains(&max_gap) {
         return Err(format!("score matrix has max_gap_length {max_gap}"));
     }
     if m.gap_penalty_x.is_null() || m.gap_penalty_y.is_null() {

@@ -23,13 +23,13 @@ use std::path::Path;
 use std::ptr;
 
 use convert::{
-    c_str, calloc_array, free_letter_lists, free_source_infos, is_c_space, matrix_from_c,
-    name_bytes, push_source, read_letters, read_lpo, read_source_infos, set_name, store_lpo,
-    strdup_bytes,
+    c_str, c_str_bounded, calloc_array, free_letter_lists, free_source_infos, is_c_space,
+    matrix_from_c, name_bytes, push_source, read_letters, read_lpo, read_source_infos, set_name,
+    store_lpo, strdup_bytes,
 };
 use types::{
-    LpoLetter, LpoSequence, LpoSourceInfo, ResidueScoreMatrix, SYMBOL_MAX, ScoringFunction,
-    StringPtr,
+    LpoLetter, LpoSequence, LpoSourceInfo, NAME_MAX, ResidueScoreMatrix, SYMBOL_MAX,
+    ScoringFunction, StringPtr,
 };
 
 use crate::ffi_guard;
@@ -169,8 +169,9 @@ fn store_matrix(m: &mut ResidueScoreMatrix, sm: &ScoreMatrix) -> c_int {
 /// # Safety
 /// `seq` must point to a `Sequence_T *` that is null or a libc allocation
 /// sized as this function sizes it for `nseq` entries; `tmp_seq` must be a
-/// writable NUL-terminated string; `seq_name` and `seq_title` must be null
-/// or NUL-terminated.
+/// writable NUL-terminated string; `seq_name` must be null, NUL-terminated
+/// or at least 128 bytes long (only 128 are read, as upstream's `strncpy`);
+/// `seq_title` must be null or NUL-terminated.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn create_seq(
     nseq: c_int,
@@ -231,8 +232,10 @@ pub unsafe extern "C" fn create_seq(
             _ => {}
         }
         entry.sequence = strdup_bytes(&residues);
-        // SAFETY: null or NUL-terminated per contract.
-        set_name(&mut entry.name, unsafe { c_str(seq_name) });
+        // SAFETY: null, NUL-terminated, or at least NAME_MAX bytes per contract.
+        set_name(&mut entry.name, unsafe {
+            c_str_bounded(seq_name, NAME_MAX)
+        });
         entry.title = if seq_title.is_null() {
             strdup_bytes(b"untitled")
         } else {
@@ -471,6 +474,14 @@ pub unsafe extern "C" fn buildup_progressive_lpo(
         let ptrs = unsafe { std::slice::from_raw_parts(seqs, n) };
         if ptrs.iter().any(|p| p.is_null()) {
             report(LEVEL_USERR, WHO, "a sequence pointer is NULL");
+            return ptr::null_mut();
+        }
+        // The same sequence twice would be fused into itself and then have
+        // its letters freed as a fused input.
+        let mut sorted = ptrs.to_vec();
+        sorted.sort_unstable();
+        if sorted.windows(2).any(|w| w[0] == w[1]) {
+            report(LEVEL_USERR, WHO, "the same sequence appears twice");
             return ptr::null_mut();
         }
         // With one sequence upstream returns before any of these matter.
