@@ -162,13 +162,7 @@ impl Aligner {
         sample_rate: f32,
     ) -> usize {
         let pairs = self.align(sequence, events, models, kmer_size, scaling, sample_rate);
-        match out.get_mut(..pairs.len()) {
-            Some(dst) => {
-                dst.copy_from_slice(pairs);
-                pairs.len()
-            }
-            None => 0,
-        }
+        super::copy_pairs(out, pairs)
     }
 
     /// Fills `self.pairs`; `false` means "return 0".
