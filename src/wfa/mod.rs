@@ -5,6 +5,7 @@
 
 mod cpu;
 mod heuristic;
+pub mod job;
 mod penalties;
 
 pub use heuristic::Heuristic;

@@ -1,0 +1,246 @@
+//! WFA alignments as scheduler jobs: the unit shared by the batch API, the
+//! transparent `wavefront_align` path and the GPU runners.
+//!
+//! A [`PairSet`] holds many pairs in one buffer; a [`WfaJob`] is a range of
+//! it plus the aligner configuration. The CPU path of a job is the same
+//! [`Aligner`] that serves `wavefront_align`, so a result is the same
+//! whichever device produced it.
+
+use std::cell::RefCell;
+use std::ops::Range;
+use std::sync::Arc;
+
+use super::{AlignStatus, Aligner, AlignerAttributes, AlignmentScope, MemoryMode, WfaError};
+use crate::engine::scheduler::{self, BatchRunner, Job, Scheduler};
+
+/// Where one pair lives inside [`PairSet::bytes`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct PairSpan {
+    pub pattern_offset: usize,
+    pub pattern_len: usize,
+    pub text_offset: usize,
+    pub text_len: usize,
+}
+
+/// Many pairs packed back to back (pattern then text) in one buffer.
+#[derive(Clone, Debug, Default)]
+pub struct PairSet {
+    pub bytes: Vec<u8>,
+    pub spans: Vec<PairSpan>,
+}
+
+impl PairSet {
+    pub fn with_capacity(pairs: usize, bytes: usize) -> PairSet {
+        PairSet {
+            bytes: Vec::with_capacity(bytes),
+            spans: Vec::with_capacity(pairs),
+        }
+    }
+
+    /// Appends one pair; returns its index.
+    pub fn push(&mut self, pattern: &[u8], text: &[u8]) -> usize {
+        let pattern_offset = self.bytes.len();
+        self.bytes.extend_from_slice(pattern);
+        let text_offset = self.bytes.len();
+        self.bytes.extend_from_slice(text);
+        self.spans.push(PairSpan {
+            pattern_offset,
+            pattern_len: pattern.len(),
+            text_offset,
+            text_len: text.len(),
+        });
+        self.spans.len() - 1
+    }
+
+    pub fn len(&self) -> usize {
+        self.spans.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.spans.is_empty()
+    }
+
+    pub fn pattern(&self, index: usize) -> &[u8] {
+        let s = &self.spans[index];
+        &self.bytes[s.pattern_offset..s.pattern_offset + s.pattern_len]
+    }
+
+    pub fn text(&self, index: usize) -> &[u8] {
+        let s = &self.spans[index];
+        &self.bytes[s.text_offset..s.text_offset + s.text_len]
+    }
+}
+
+/// The result of one pair: what `wavefront_align` would have left behind.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct PairResult {
+    /// The status, or the configuration error upstream turns into `exit(1)`.
+    pub outcome: Result<AlignStatus, WfaError>,
+    /// `cigar->score` (client convention).
+    pub score: i32,
+    /// The valid CIGAR operations (`'M' 'X' 'I' 'D'`); empty for score-only.
+    pub operations: Vec<u8>,
+}
+
+impl PairResult {
+    /// Reads a finished CPU aligner.
+    pub fn from_aligner(aligner: &Aligner, outcome: Result<AlignStatus, WfaError>) -> PairResult {
+        match outcome {
+            Ok(status) => PairResult {
+                outcome: Ok(status),
+                score: aligner.score(),
+                operations: aligner.cigar().operations().to_vec(),
+            },
+            Err(e) => PairResult {
+                outcome: Err(e),
+                score: 0,
+                operations: Vec::new(),
+            },
+        }
+    }
+
+    /// Where the CPU aligner would have put these operations in a CIGAR
+    /// buffer of `max_operations` slots (that buffer only ever grows, so it
+    /// depends on the aligner's history): high memory writes them backwards
+    /// ending one before the last slot; the other modes from slot 0.
+    pub fn cigar_offsets(&self, attributes: &AlignerAttributes, max_operations: i32) -> (i32, i32) {
+        let n = self.operations.len() as i32;
+        let backwards = attributes.memory_mode == MemoryMode::High
+            && attributes.scope == AlignmentScope::ComputeAlignment
+            && self.outcome == Ok(AlignStatus::Successful);
+        if backwards {
+            let end = max_operations - 1;
+            (end - n, end)
+        } else {
+            (0, n)
+        }
+    }
+}
+
+/// A range of pairs of one set, all aligned with one configuration.
+pub struct WfaJob {
+    pub attributes: AlignerAttributes,
+    pub pairs: Arc<PairSet>,
+    pub range: Range<usize>,
+    /// Whether the router allows a device to take this job.
+    pub gpu: bool,
+}
+
+impl WfaJob {
+    /// Bases in the job, the scheduler's rough measure of its cost.
+    pub fn bases(&self) -> u64 {
+        self.pairs.spans[self.range.clone()]
+            .iter()
+            .map(|s| (s.pattern_len + s.text_len) as u64)
+            .sum()
+    }
+}
+
+thread_local! {
+    /// One aligner per worker thread, rebuilt only when the configuration
+    /// changes, as a real client keeps one aligner per thread.
+    static CPU_ALIGNER: RefCell<Option<(AlignerAttributes, Aligner)>> = const { RefCell::new(None) };
+}
+
+/// Aligns one pair on this thread's CPU aligner.
+pub fn align_on_cpu(attributes: &AlignerAttributes, pattern: &[u8], text: &[u8]) -> PairResult {
+    CPU_ALIGNER.with(|slot| {
+        let mut slot = slot.borrow_mut();
+        if slot.as_ref().map(|(a, _)| a) != Some(attributes) {
+            *slot = match Aligner::new(attributes) {
+                Ok(aligner) => Some((*attributes, aligner)),
+                Err(e) => {
+                    return PairResult {
+                        outcome: Err(e),
+                        score: 0,
+                        operations: Vec::new(),
+                    };
+                }
+            };
+        }
+        let (_, aligner) = slot.as_mut().expect("aligner just built");
+        let outcome = aligner.align(pattern, text);
+        PairResult::from_aligner(aligner, outcome)
+    })
+}
+
+impl Job for WfaJob {
+    type Output = Vec<PairResult>;
+
+    fn run_cpu(&self) -> Vec<PairResult> {
+        self.range
+            .clone()
+            .map(|i| align_on_cpu(&self.attributes, self.pairs.pattern(i), self.pairs.text(i)))
+            .collect()
+    }
+
+    fn gpu_eligible(&self) -> bool {
+        self.gpu
+    }
+
+    fn cost(&self) -> u64 {
+        self.bases()
+    }
+}
+
+/// Whether a device may align this pair with this configuration (metric,
+/// span, heuristic and size the kernel reproduces exactly). Everything else
+/// stays on the CPU, so results never depend on where a pair ran.
+pub fn gpu_may_take(
+    _attributes: &AlignerAttributes,
+    _pattern_len: usize,
+    _text_len: usize,
+) -> bool {
+    // No WFA kernel yet: every pair runs on the CPU.
+    false
+}
+
+fn device_runners() -> Vec<Box<dyn BatchRunner<WfaJob>>> {
+    // GPU runners join here once the WFA kernel is available.
+    Vec::new()
+}
+
+static SCHEDULER: once_cell::sync::Lazy<Scheduler<WfaJob>> =
+    once_cell::sync::Lazy::new(|| Scheduler::new(device_runners(), scheduler::Options::default()));
+
+/// The process-wide WFA scheduler (GPU executors when a GPU is in use).
+pub fn scheduler() -> &'static Scheduler<WfaJob> {
+    &SCHEDULER
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn cpu_job_equals_a_fresh_aligner() {
+        let mut set = PairSet::default();
+        set.push(b"ACGTACGTTTGACA", b"ACGTTCGTTGACA");
+        set.push(b"", b"ACG");
+        set.push(b"GATTACA", b"GATTACA");
+        set.push(b"", b"");
+        let attributes = AlignerAttributes::default();
+        let job = WfaJob {
+            attributes,
+            pairs: Arc::new(set.clone()),
+            range: 0..set.len(),
+            gpu: false,
+        };
+        let results = job.run_cpu();
+        for (i, result) in results.iter().enumerate() {
+            let mut aligner = Aligner::new(&attributes).unwrap();
+            let outcome = aligner.align(set.pattern(i), set.text(i));
+            assert_eq!(
+                *result,
+                PairResult::from_aligner(&aligner, outcome),
+                "pair {i}"
+            );
+            let (b, e) = result.cigar_offsets(&attributes, aligner.cigar().max_operations);
+            assert_eq!(
+                (b, e),
+                (aligner.cigar().begin_offset, aligner.cigar().end_offset),
+                "pair {i}"
+            );
+        }
+    }
+}
