@@ -273,6 +273,18 @@ static void argument_checks(const cases_t* c, const record_t* r) {
     bad = opt;
     bad.skip_epk = 0.0f;
     printf("batch skip_epk=0: %d\n", seqshim_abea_align_batch(&bad, 1, seqs, lens, &r->et, &r->scaling, outs, counts));
+    bad = opt;
+    bad.mem_frac = 1.5f;
+    printf("batch mem_frac=1.5: %d\n", seqshim_abea_align_batch(&bad, 1, seqs, lens, &r->et, &r->scaling, outs, counts));
+    bad = opt;
+    bad.mem_frac = 0.0f;
+    printf("batch mem_frac=0: %d\n", seqshim_abea_align_batch(&bad, 1, seqs, lens, &r->et, &r->scaling, outs, counts));
+    bad = opt;
+    bad.avg_epk = NAN;
+    printf("batch avg_epk=nan: %d\n", seqshim_abea_align_batch(&bad, 1, seqs, lens, &r->et, &r->scaling, outs, counts));
+    bad = opt;
+    bad.flags = 2u;
+    printf("batch unknown flag: %d\n", seqshim_abea_align_batch(&bad, 1, seqs, lens, &r->et, &r->scaling, outs, counts));
     printf("batch counts untouched: %s\n", counts[0] == -7 ? "yes" : "NO");
     int status = seqshim_abea_align_batch(&opt, 1, seqs, lens, &r->et, &r->scaling, outs, counts);
     printf("batch synthetic: %d, same count as align: %s\n", status, counts[0] == n ? "yes" : "NO");

@@ -4,13 +4,16 @@
 //! operation, so the pairs are the CPU path's. Only the pairs come back to
 //! the host; the bands' trace bytes stay on the device.
 //!
-//! Device memory is one arena reserved once when the runner starts (f5c's
-//! lesson: per-batch allocation can cost more than the kernels). A batch
-//! larger than the arena runs as several launches; a read that alone does not
-//! fit goes back to the CPU.
+//! Device memory is reserved once when the runner starts (f5c's lesson:
+//! per-batch allocation can cost more than the kernels), sized like f5c's
+//! from free device memory, `mem_frac` and `avg_epk` ([`Sizing`]). It is
+//! split into two lanes on two streams: a batch larger than one lane runs as
+//! several launches, and while the GPU works on one lane the host packs the
+//! next launch into the other. A read that alone does not fit goes back to
+//! the CPU.
 
-use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, OnceLock};
 
 use super::cpu::{self, Penalties, Shape};
 use super::emission::KmerEmission;
@@ -35,27 +38,91 @@ const DESC_BYTES: usize = 96;
 const FILL_BLOCK: u32 = 128;
 /// Threads per block of the backtrack, one read each.
 const BACKTRACK_BLOCK: u32 = 64;
-/// Largest arena, so that the pinned host twin stays modest; about 10 M
-/// read bases at f5c's typical 2 events per base.
-const MAX_ARENA: usize = 1 << 30;
-/// Share of free device memory the arena may take (f5c's default 0.9).
-const MEM_FRAC: f64 = 0.9;
+/// Most read bases one lane holds: large enough to keep a GPU busy, small
+/// enough that a big batch still spans several launches to overlap.
+const LANE_BASES: f64 = 8.0e6;
+/// Smallest lane worth a runner: below this a GPU is not used for ABEA.
+const MIN_LANE: usize = 32 << 20;
+/// Room kept in each lane for the alignment padding of a launch image.
+const LANE_SLACK: usize = 4096;
 
-/// Smallest arena worth a runner: below this a GPU is not used for ABEA.
-const MIN_ARENA: usize = 64 << 20;
+/// f5c's two knobs for its one-time device allocation.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Sizing {
+    /// Share of free device memory to reserve (f5c `--cuda-mem-frac`, 0.9).
+    pub mem_frac: f64,
+    /// Expected events per base (f5c `--cuda-avg-epk`, 2.0): sets how much
+    /// of a lane is inputs and results, mirrored in pinned host memory, and
+    /// how much is device-only working space.
+    pub avg_epk: f64,
+}
 
-/// Half the largest arena a runner actually reserved (0 before any did), so
-/// that routing sends a device only reads it can hold next to others.
+impl Default for Sizing {
+    fn default() -> Self {
+        Sizing {
+            mem_frac: 0.9,
+            avg_epk: 2.0,
+        }
+    }
+}
+
+impl Sizing {
+    /// `(device, host)` bytes of one lane on a GPU with `free` bytes free.
+    fn lane_bytes(&self, free: usize) -> (usize, usize) {
+        // Bytes per read base at `avg_epk` events per base (one k-mer per
+        // base): the totals of `Placed`, scaled down from a 1 Mbase read.
+        const BASES: usize = 1 << 20;
+        let n_events = (self.avg_epk * BASES as f64) as usize;
+        let shape_bands = n_events + BASES + 2;
+        let io = DESC_BYTES
+            + Placed::input_bytes(n_events, BASES)
+            + Placed::result_bytes(n_events, BASES);
+        let total = io + Placed::work_bytes(n_events, shape_bands);
+        let per_base = total as f64 / BASES as f64;
+        let budget = free as f64 * self.mem_frac / 2.0;
+        let device = budget.min(LANE_BASES * per_base) as usize;
+        // Reads above `avg_epk` carry more inputs per byte of lane: leave
+        // the host side twice the expected share.
+        let host = (device as f64 * (2.0 * io as f64 / total as f64).min(1.0)) as usize;
+        (device, host)
+    }
+}
+
+static SIZING: OnceLock<Sizing> = OnceLock::new();
+
+/// Sets how the runners size device memory. Only the first call before the
+/// runners start counts, as f5c reserves once per process; returns the
+/// sizing in force.
+pub fn set_sizing(sizing: Sizing) -> Sizing {
+    let chosen = *SIZING.get_or_init(|| sizing);
+    if chosen != sizing {
+        crate::log_debug!(
+            "ABEA device memory is reserved once per process (mem_frac {}, avg_epk {}); \
+             later values are not applied",
+            chosen.mem_frac,
+            chosen.avg_epk
+        );
+    }
+    chosen
+}
+
+/// Half the largest lane a runner actually reserved, device and host side
+/// (0 before any did), so that routing sends a device only reads it can hold
+/// next to others.
 static READ_LIMIT: AtomicUsize = AtomicUsize::new(0);
+static READ_IO_LIMIT: AtomicUsize = AtomicUsize::new(0);
 
 /// Whether a read is one the GPU path takes at all: inputs the CPU path
-/// accepts, and small enough for the arenas the runners really reserved.
+/// accepts, and small enough for the lanes the runners really reserved.
 pub fn fits_a_device(job: &AlignJob) -> bool {
     // The runners are created with the scheduler; make sure they exist
-    // before reading the limit they set.
+    // before reading the limits they set.
     let _ = super::scheduler();
     let limit = READ_LIMIT.load(Ordering::Relaxed);
-    AbeaRunner::bytes_for(job).is_some_and(|bytes| bytes <= limit)
+    let io_limit = READ_IO_LIMIT.load(Ordering::Relaxed);
+    AbeaRunner::placement(job).is_some_and(|(shape, bytes)| {
+        bytes <= limit && Placed::io_bytes(job.means.len(), &shape) <= io_limit
+    })
 }
 
 fn align16(n: usize) -> usize {
@@ -99,11 +166,15 @@ impl Placed {
         align16(4 * n_bands) + align16(4 * n_events) + align16(ALN_BANDWIDTH * n_bands)
     }
 
-    fn total_bytes(n_events: usize, shape: &Shape) -> usize {
+    /// Bytes that cross the bus: descriptor, inputs and results.
+    fn io_bytes(n_events: usize, shape: &Shape) -> usize {
         DESC_BYTES
             + Self::input_bytes(n_events, shape.n_kmers)
             + Self::result_bytes(n_events, shape.n_kmers)
-            + Self::work_bytes(n_events, shape.n_bands)
+    }
+
+    fn total_bytes(n_events: usize, shape: &Shape) -> usize {
+        Self::io_bytes(n_events, shape) + Self::work_bytes(n_events, shape.n_bands)
     }
 }
 
@@ -111,46 +182,58 @@ pub struct AbeaRunner {
     gpu: Arc<Gpu>,
     fill: Kernel,
     backtrack: Kernel,
-    arena: Arena,
+    lanes: [Arena; 2],
     launches: u64,
 }
 
 impl AbeaRunner {
-    /// Compiles (or loads from the cache) the kernels and reserves the arena.
+    /// Compiles (or loads from the cache) the kernels and reserves the two
+    /// lanes.
     pub fn new(gpu: Arc<Gpu>) -> Result<Self, DeviceError> {
         let fill = gpu.kernel(&SOURCE, "seqshim_abea_fill")?;
         let backtrack = gpu.kernel(&SOURCE, "seqshim_abea_backtrack")?;
-        let mut arena = gpu.arena(0);
+        let sizing = *SIZING.get_or_init(Sizing::default);
         let (free, _) = gpu.memory()?;
-        let mut bytes = ((free as f64 * MEM_FRAC) as usize).min(MAX_ARENA);
-        if bytes < MIN_ARENA {
-            return Err(DeviceError(format!(
-                "only {} MiB of device memory free for ABEA",
-                free >> 20
-            )));
-        }
+        let (mut device, mut host) = sizing.lane_bytes(free);
+        let mut lanes = [gpu.arena(0), gpu.arena(1)];
         // A busy device may refuse the first size; settle for less.
         loop {
-            match arena.reserve(bytes) {
+            if device < MIN_LANE {
+                return Err(DeviceError(format!(
+                    "only {} MiB of device memory free for ABEA",
+                    free >> 20
+                )));
+            }
+            let reserved = lanes
+                .iter_mut()
+                .try_for_each(|lane| lane.reserve_split(device, host));
+            match reserved {
                 Ok(()) => break,
-                Err(e) if bytes > 64 << 20 => {
-                    crate::log_debug!("ABEA arena of {bytes} bytes refused ({e}); halving");
-                    bytes /= 2;
+                Err(e) => {
+                    crate::log_debug!("ABEA lanes of {device} bytes refused ({e}); halving");
+                    lanes = [gpu.arena(0), gpu.arena(1)];
+                    device /= 2;
+                    host /= 2;
                 }
-                Err(e) => return Err(e),
             }
         }
-        READ_LIMIT.fetch_max(arena.capacity() / 2, Ordering::Relaxed);
+        let lane_device = lanes[0].capacity().min(lanes[1].capacity());
+        let lane_host = lanes[0].host_capacity().min(lanes[1].host_capacity());
+        READ_LIMIT.fetch_max(lane_device / 2, Ordering::Relaxed);
+        READ_IO_LIMIT.fetch_max(lane_host / 2, Ordering::Relaxed);
         crate::log_info!(
-            "ABEA: GPU {} arena of {} MiB",
+            "ABEA: GPU {} reserved 2 lanes of {} MiB ({} MiB pinned each; mem_frac {}, avg_epk {})",
             gpu.info().ordinal,
-            arena.capacity() >> 20
+            lane_device >> 20,
+            lane_host >> 20,
+            sizing.mem_frac,
+            sizing.avg_epk
         );
         Ok(AbeaRunner {
             gpu,
             fill,
             backtrack,
-            arena,
+            lanes,
             launches: 0,
         })
     }
@@ -158,12 +241,6 @@ impl AbeaRunner {
     /// Kernel launches so far (a batch larger than the arena takes several).
     pub fn launches(&self) -> u64 {
         self.launches
-    }
-
-    /// Bytes a read needs in the arena, or `None` for inputs the CPU path
-    /// refuses (those go back to the CPU, which returns 0 for them).
-    pub fn bytes_for(job: &AlignJob) -> Option<usize> {
-        Self::placement(job).map(|(_, bytes)| bytes)
     }
 
     /// The read's band shape and arena bytes, computed once per read.
@@ -178,70 +255,110 @@ impl AbeaRunner {
         Some((shape, bytes))
     }
 
+    /// Splits the batch into launches that fit a lane and runs them,
+    /// alternating lanes so that packing one overlaps the GPU on the other.
     fn run(&mut self, jobs: &[AlignJob]) -> Result<Vec<Option<Vec<AlignedPair>>>, DeviceError> {
-        let capacity = self.arena.capacity();
+        let device_room = self.lanes.iter().map(Arena::capacity).min().unwrap_or(0);
+        let host_room = self
+            .lanes
+            .iter()
+            .map(Arena::host_capacity)
+            .min()
+            .unwrap_or(0);
+        let device_room = device_room.saturating_sub(LANE_SLACK);
+        let host_room = host_room.saturating_sub(LANE_SLACK);
         let mut results: Vec<Option<Vec<AlignedPair>>> = jobs.iter().map(|_| None).collect();
-        let mut chunk: Vec<(usize, Shape)> = Vec::new();
-        let mut chunk_bytes = 0;
-        for (index, job) in jobs.iter().enumerate() {
-            let Some((shape, bytes)) = Self::placement(job) else {
-                continue;
-            };
-            if bytes > capacity {
-                continue;
+        let chunks = plan_launches(jobs, device_room, host_room);
+        let mut in_flight: [Option<Layout>; 2] = [None, None];
+        for (i, chunk) in chunks.iter().enumerate() {
+            let lane = i % 2;
+            if let Some(layout) = in_flight[lane].take() {
+                layout.unpack(self.lanes[lane].staging()?, &mut results);
             }
-            if chunk_bytes + bytes > capacity {
-                self.run_chunk(jobs, &chunk, &mut results)?;
-                chunk.clear();
-                chunk_bytes = 0;
-            }
-            chunk.push((index, shape));
-            chunk_bytes += bytes;
+            // The host's share (emission tables) is computed while the
+            // other lane's launch runs.
+            let layout = Layout::new(jobs, chunk);
+            self.launch(lane, jobs, &layout)?;
+            in_flight[lane] = Some(layout);
         }
-        if !chunk.is_empty() {
-            self.run_chunk(jobs, &chunk, &mut results)?;
+        for lane in [chunks.len() % 2, (chunks.len() + 1) % 2] {
+            if let Some(layout) = in_flight[lane].take() {
+                layout.unpack(self.lanes[lane].staging()?, &mut results);
+            }
         }
         Ok(results)
     }
 
-    /// Packs, launches and unpacks reads that fit in the arena together.
-    fn run_chunk(
+    /// Packs one launch into `lane` and queues its copies and kernels;
+    /// returns without waiting for them.
+    fn launch(
         &mut self,
+        lane: usize,
         jobs: &[AlignJob],
-        chunk: &[(usize, Shape)],
-        results: &mut [Option<Vec<AlignedPair>>],
+        layout: &Layout,
     ) -> Result<(), DeviceError> {
-        let layout = Layout::new(jobs, chunk);
-        if layout.end > self.arena.capacity() {
+        let arena = &mut self.lanes[lane];
+        if layout.end > arena.capacity() || layout.results_end > arena.host_capacity() {
             return Err(DeviceError(format!(
-                "ABEA chunk of {} bytes exceeds the arena",
-                layout.end
+                "ABEA launch of {} bytes ({} mirrored) exceeds its lane",
+                layout.end, layout.results_end
             )));
         }
-        layout.pack(self.arena.staging()?, jobs);
-        self.arena.upload(0..layout.inputs_end)?;
+        layout.pack(arena.staging()?, jobs);
+        arena.upload(0..layout.inputs_end)?;
         let reads = u32::try_from(layout.placed.len())
             .map_err(|_| DeviceError("too many reads for one launch".into()))?;
-        self.arena.launch(
+        arena.launch(
             &self.fill,
             reads,
             FILL_BLOCK,
             0,
             &[Arg::Offset(0), Arg::U32(reads)],
         )?;
-        self.arena.launch(
+        arena.launch(
             &self.backtrack,
             reads.div_ceil(BACKTRACK_BLOCK),
             BACKTRACK_BLOCK,
             0,
             &[Arg::Offset(0), Arg::U32(reads)],
         )?;
+        arena.download(layout.inputs_end..layout.results_end)?;
         self.launches += 1;
-        self.arena.download(layout.inputs_end..layout.results_end)?;
-        self.arena.synchronize()?;
-        layout.unpack(self.arena.staging()?, results);
         Ok(())
     }
+}
+
+/// Groups the reads that fit a lane into launches, in input order, each
+/// within `device_room` bytes of which at most `host_room` cross the bus.
+/// Reads that do not fit alone are left out (they go back to the CPU).
+fn plan_launches(
+    jobs: &[AlignJob],
+    device_room: usize,
+    host_room: usize,
+) -> Vec<Vec<(usize, Shape)>> {
+    let mut chunks: Vec<Vec<(usize, Shape)>> = Vec::new();
+    let mut chunk: Vec<(usize, Shape)> = Vec::new();
+    let (mut chunk_bytes, mut chunk_io) = (0, 0);
+    for (index, job) in jobs.iter().enumerate() {
+        let Some((shape, bytes)) = AbeaRunner::placement(job) else {
+            continue;
+        };
+        let io = Placed::io_bytes(job.means.len(), &shape);
+        if bytes > device_room || io > host_room {
+            continue;
+        }
+        if chunk_bytes + bytes > device_room || chunk_io + io > host_room {
+            chunks.push(std::mem::take(&mut chunk));
+            (chunk_bytes, chunk_io) = (0, 0);
+        }
+        chunk.push((index, shape));
+        chunk_bytes += bytes;
+        chunk_io += io;
+    }
+    if !chunk.is_empty() {
+        chunks.push(chunk);
+    }
+    chunks
 }
 
 /// The arena image of one launch: descriptors, every read's inputs, every
@@ -405,6 +522,59 @@ impl BatchRunner<AlignJob> for AbeaRunner {
 mod tests {
     use super::*;
     use crate::abea::{Model, Scalings, kmer};
+
+    #[test]
+    fn lanes_follow_mem_frac_and_avg_epk() {
+        let free = 100usize << 30;
+        let default = Sizing::default();
+        let (device, host) = default.lane_bytes(free);
+        assert!(device <= (free as f64 * 0.9 / 2.0) as usize);
+        assert!(host < device / 2, "inputs and results are a small share");
+        let small = Sizing {
+            mem_frac: 0.001,
+            ..default
+        };
+        assert!(small.lane_bytes(free).0 <= (free as f64 * 0.001 / 2.0) as usize + 1);
+        let busy = Sizing {
+            avg_epk: 6.0,
+            ..default
+        };
+        // With room to spare a lane holds the same number of bases, so more
+        // events per base make it larger.
+        let (d6, h6) = busy.lane_bytes(free);
+        assert!(d6 > 2 * device && h6 > 2 * host);
+    }
+
+    #[test]
+    fn launches_hold_every_read_that_fits_once_and_in_order() {
+        let jobs = jobs();
+        let sizes: Vec<Option<(usize, usize)>> = jobs
+            .iter()
+            .map(|j| {
+                AbeaRunner::placement(j)
+                    .map(|(shape, bytes)| (bytes, Placed::io_bytes(j.means.len(), &shape)))
+            })
+            .collect();
+        let fit: Vec<usize> = (0..jobs.len()).filter(|&i| sizes[i].is_some()).collect();
+        let size = |i: usize| sizes[i].unwrap();
+        let largest = fit.iter().map(|&i| size(i).0).max().unwrap();
+        let device_room = largest * 3;
+        let host_room = fit.iter().map(|&i| size(i).1).max().unwrap() * 2;
+        let chunks = plan_launches(&jobs, device_room, host_room);
+        assert!(chunks.len() > 1);
+        let order: Vec<usize> = chunks.iter().flatten().map(|c| c.0).collect();
+        assert_eq!(order, fit);
+        for chunk in &chunks {
+            let bytes: usize = chunk.iter().map(|c| size(c.0).0).sum();
+            let io: usize = chunk.iter().map(|c| size(c.0).1).sum();
+            assert!(bytes <= device_room && io <= host_room);
+        }
+        // A lane too small for the largest read leaves it to the CPU.
+        let chunks = plan_launches(&jobs, largest - 1, usize::MAX);
+        let placed: usize = chunks.iter().map(Vec::len).sum();
+        assert!(placed < fit.len());
+        assert!(chunks.iter().flatten().all(|c| size(c.0).0 < largest));
+    }
 
     #[test]
     fn descriptor_matches_the_kernel_struct() {

@@ -10,6 +10,7 @@
 pub mod cpu;
 pub mod emission;
 mod gpu;
+pub use gpu::{Sizing, set_sizing};
 pub mod kmer;
 
 use std::cell::RefCell;
@@ -276,6 +277,9 @@ pub struct BatchOptions {
     pub skip_epk: f32,
     /// Everything on the CPU pool.
     pub force_cpu: bool,
+    /// How the GPU runners size device memory; only the first batch's
+    /// value counts (see [`set_sizing`]).
+    pub sizing: Sizing,
 }
 
 impl Default for BatchOptions {
@@ -285,6 +289,7 @@ impl Default for BatchOptions {
             max_epk: 5.0,
             skip_epk: 15.0,
             force_cpu: false,
+            sizing: Sizing::default(),
         }
     }
 }
@@ -353,6 +358,9 @@ pub fn align_batch(
     reads: Vec<BatchRead>,
     options: &BatchOptions,
 ) -> Vec<Result<Vec<AlignedPair>, ScheduleError>> {
+    if !options.force_cpu {
+        gpu::set_sizing(options.sizing);
+    }
     let sum_bases: u64 = reads.iter().map(|r| r.sequence.len() as u64).sum();
     let mean_len = sum_bases as f32 / reads.len().max(1) as f32;
     let mut results: Vec<Option<Result<Vec<AlignedPair>, ScheduleError>>> =

@@ -319,6 +319,7 @@ impl Gpu {
             staging: None,
             base: 0,
             capacity: 0,
+            host_capacity: 0,
             pending: false,
         }
     }
@@ -572,9 +573,11 @@ pub fn compile_check(
 // Arenas: device memory + pinned staging, allocated once and reused
 // ---------------------------------------------------------------------------
 
-/// A device buffer and a pinned host buffer of the same size, bound to one
-/// stream. Grows (never shrinks) to the largest batch seen, so steady-state
-/// batches allocate nothing.
+/// A device buffer and a pinned host buffer, bound to one stream. The host
+/// buffer mirrors the start of the device buffer; it may be shorter, because
+/// families keep their device-only working arrays at the end of a launch's
+/// image and never copy them. Grows (never shrinks) to the largest batch
+/// seen, so steady-state batches allocate nothing.
 ///
 /// Uploads, launches and downloads are queued on the arena's stream and
 /// return at once; `staging()` and `synchronize()` wait for them. A family
@@ -588,6 +591,8 @@ pub struct Arena {
     /// Device address of `device`, cached so queued work needs no borrow.
     base: u64,
     capacity: usize,
+    /// Length of `staging`: uploads and downloads stay below it.
+    host_capacity: usize,
     /// Work queued on the stream that may still touch either buffer.
     pending: bool,
 }
@@ -609,22 +614,46 @@ impl Arena {
         self.capacity
     }
 
-    /// Makes room for `bytes`, reallocating both buffers if they are smaller.
-    /// Sizes grow by at least half again, to make regrowth rare.
+    /// Bytes of the pinned host buffer (a prefix of the device buffer).
+    pub fn host_capacity(&self) -> usize {
+        self.host_capacity
+    }
+
+    /// Makes room for `bytes` on both sides, reallocating buffers that are
+    /// smaller. Sizes grow by at least half again, to make regrowth rare.
     pub fn reserve(&mut self, bytes: usize) -> Result<(), DeviceError> {
-        if bytes <= self.capacity {
+        self.reserve_split(bytes, bytes)
+    }
+
+    /// Makes room for `device_bytes` on the device of which the first
+    /// `host_bytes` (at most `device_bytes`) are mirrored in pinned host
+    /// memory.
+    pub fn reserve_split(
+        &mut self,
+        device_bytes: usize,
+        host_bytes: usize,
+    ) -> Result<(), DeviceError> {
+        let host_bytes = host_bytes.min(device_bytes);
+        if device_bytes <= self.capacity && host_bytes <= self.host_capacity {
             return Ok(());
         }
         self.synchronize()?;
-        let new_capacity = bytes
-            .max(self.capacity + self.capacity / 2)
-            .next_multiple_of(1 << 16);
+        let grown = |want: usize, have: usize| {
+            if want <= have {
+                have
+            } else {
+                want.max(have + have / 2).next_multiple_of(1 << 16)
+            }
+        };
+        let new_capacity = grown(device_bytes, self.capacity);
+        let new_host = grown(host_bytes, self.host_capacity).min(new_capacity);
         shielded("arena allocation", || {
             // Free the old buffers first so a regrowth does not need twice
             // the memory.
             self.device = None;
             self.staging = None;
             self.capacity = 0;
+            self.host_capacity = 0;
             self.base = 0;
             // SAFETY: the device buffer is written by uploads or kernels
             // before any read of the same bytes; nothing reads it uninitialised.
@@ -632,8 +661,8 @@ impl Arena {
                 .map_err(|e| err(&format!("cuMemAlloc of {new_capacity} bytes failed"), e))?;
             // SAFETY: pinned bytes are only exposed through `staging()`, which
             // hands out `u8`s; every bit pattern is a valid `u8`.
-            let staging = unsafe { self.gpu.ctx.alloc_pinned::<u8>(new_capacity) }
-                .map_err(|e| err(&format!("cuMemHostAlloc of {new_capacity} bytes failed"), e))?;
+            let staging = unsafe { self.gpu.ctx.alloc_pinned::<u8>(new_host) }
+                .map_err(|e| err(&format!("cuMemHostAlloc of {new_host} bytes failed"), e))?;
             let base = {
                 use cudarc::driver::DevicePtr;
                 let (ptr, _record) = device.device_ptr(&self.stream);
@@ -643,11 +672,12 @@ impl Arena {
             self.staging = Some(staging);
             self.base = base;
             self.capacity = new_capacity;
+            self.host_capacity = new_host;
             Ok(())
         })
     }
 
-    /// The pinned host buffer, `capacity()` bytes long, for packing inputs
+    /// The pinned host buffer, `host_capacity()` bytes long, for packing inputs
     /// and reading outputs. Waits for queued work first, so what it shows is
     /// final and writing to it cannot race a copy in flight.
     pub fn staging(&mut self) -> Result<&mut [u8], DeviceError> {
@@ -659,10 +689,10 @@ impl Arena {
     }
 
     fn check_range(&self, range: &std::ops::Range<usize>) -> Result<(), DeviceError> {
-        if range.start > range.end || range.end > self.capacity || self.staging.is_none() {
+        if range.start > range.end || range.end > self.host_capacity || self.staging.is_none() {
             return Err(DeviceError(format!(
-                "arena range {range:?} outside capacity {}",
-                self.capacity
+                "arena range {range:?} outside the host buffer of {} bytes",
+                self.host_capacity
             )));
         }
         Ok(())

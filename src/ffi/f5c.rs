@@ -335,8 +335,11 @@ pub unsafe extern "C" fn seqshim_abea_align_batch(
         {
             return SEQSHIM_ERR_NULL_POINTER;
         }
-        let thresholds = [opt.max_lf, opt.max_epk, opt.skip_epk];
-        if thresholds.iter().any(|t| !(t.is_finite() && *t > 0.0)) {
+        let thresholds = [opt.max_lf, opt.max_epk, opt.skip_epk, opt.avg_epk];
+        if thresholds.iter().any(|t| !(t.is_finite() && *t > 0.0))
+            || !(opt.mem_frac > 0.0 && opt.mem_frac <= 1.0)
+            || opt.flags & !SEQSHIM_ABEA_FORCE_CPU != 0
+        {
             return SEQSHIM_ERR_INVALID_ARGUMENT;
         }
         // SAFETY: every array holds `n_reads` elements and the model table
@@ -388,6 +391,10 @@ pub unsafe extern "C" fn seqshim_abea_align_batch(
             max_epk: opt.max_epk,
             skip_epk: opt.skip_epk,
             force_cpu: opt.flags & SEQSHIM_ABEA_FORCE_CPU != 0,
+            sizing: abea::Sizing {
+                mem_frac: f64::from(opt.mem_frac),
+                avg_epk: f64::from(opt.avg_epk),
+            },
         };
         let models: Arc<[Model]> = abea::shared_models(models);
         let results = abea::align_batch(models, opt.kmer_size, reads, &options);
