@@ -41,6 +41,8 @@ const BACKTRACK_BLOCK: u32 = 64;
 /// Most read bases one lane holds: large enough to keep a GPU busy, small
 /// enough that a big batch still spans several launches to overlap.
 const LANE_BASES: f64 = 8.0e6;
+/// Most pinned host memory per lane.
+const MAX_LANE_HOST: usize = 512 << 20;
 /// Smallest lane worth a runner: below this a GPU is not used for ABEA.
 const MIN_LANE: usize = 32 << 20;
 /// Room kept in each lane for the alignment padding of a launch image.
@@ -84,7 +86,7 @@ impl Sizing {
         // Reads above `avg_epk` carry more inputs per byte of lane: leave
         // the host side twice the expected share.
         let host = (device as f64 * (2.0 * io as f64 / total as f64).min(1.0)) as usize;
-        (device, host)
+        (device, host.min(MAX_LANE_HOST))
     }
 }
 
