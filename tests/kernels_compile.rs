@@ -18,6 +18,12 @@ fn architectures() -> Vec<(i32, i32)> {
 fn every_kernel_file_is_registered() {
     let registered: Vec<&str> = seqshim::kernels::all().iter().map(|k| k.name).collect();
     let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("kernels");
+    if !dir.is_dir() && std::env::var_os("SEQSHIM_DATA_DIR").is_some() {
+        // A test binary carried to another machine (the device bundle) has
+        // no source tree; the check runs where the sources are.
+        eprintln!("SKIPPED: no source tree at {}", dir.display());
+        return;
+    }
     for entry in std::fs::read_dir(dir).expect("kernels dir") {
         let path = entry.expect("entry").path();
         if path.extension().and_then(|e| e.to_str()) == Some("cu") {
