@@ -155,7 +155,8 @@
 #define SEQSHIM_WFA_MEMORY_LOW 2
 
 /*
- BiWFA; runs as `wavefront_align` runs it (see the README).
+ BiWFA: refused by batches (`SEQSHIM_WFA_E_OPTION`); use
+ `wavefront_align` for it.
  */
 #define SEQSHIM_WFA_MEMORY_ULTRALOW 3
 
@@ -376,8 +377,8 @@ typedef struct seqshim_wfa_options_t {
 
 /*
  An unknown metric, span, scope, heuristic, memory mode or device; a
- negative ends-free length; a maximum score below 1; or a combination
- WFA2-lib 2.3.3 refuses (BiWFA with ends-free, x/z-drop with edit or indel).
+ negative ends-free length; a maximum score below 1; memory mode
+ ultralow (BiWFA); or x/z-drop with edit or indel (WFA2-lib 2.3.3 refuses it).
  */
 #define SEQSHIM_WFA_E_OPTION 2
 
