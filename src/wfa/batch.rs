@@ -200,7 +200,10 @@ impl Batch {
             let (max_pairs, max_bases) = if gpu {
                 (DEVICE_JOB_PAIRS, DEVICE_JOB_BASES)
             } else {
-                (CPU_JOB_PAIRS, CPU_JOB_BASES)
+                // At least a few jobs per pool thread, so that a batch of a
+                // few long pairs still spreads over every core.
+                let per_thread = route.slots.len() / (crate::engine::cpu::threads() * 4);
+                (per_thread.clamp(1, CPU_JOB_PAIRS), CPU_JOB_BASES)
             };
             let set = Arc::new(route.set);
             let slots = Arc::new(route.slots);
