@@ -372,6 +372,7 @@ mod tests {
     /// rescued jobs and CPU jobs all equal a fresh aligner per pair.
     #[test]
     fn batch_equals_one_aligner_per_pair() {
+        let _turn = job::emulated::take_turn();
         let pairs = random_pairs(300, 7);
         for (scope, heuristic) in [
             (AlignmentScope::ComputeAlignment, Heuristic::none()),

@@ -271,6 +271,15 @@ pub(crate) mod emulated {
     pub static ONE_PAIR_JOBS: AtomicU64 = AtomicU64::new(0);
     pub static LARGEST_ONE_PAIR_BATCH: AtomicU64 = AtomicU64::new(0);
 
+    static TURN: std::sync::Mutex<()> = std::sync::Mutex::new(());
+
+    /// Tests that use the process-wide scheduler take turns, so that one
+    /// sees only its own jobs (a lone caller is inline only while nobody
+    /// else has work queued).
+    pub fn take_turn() -> std::sync::MutexGuard<'static, ()> {
+        TURN.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
     pub struct Runner;
 
     impl BatchRunner<WfaJob> for Runner {

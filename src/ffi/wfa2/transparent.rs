@@ -72,7 +72,8 @@ fn plain_attributes(w: &wavefront_aligner_t, s: &State) -> Option<AlignerAttribu
 /// outcome whose messages the CPU path prints).
 pub(super) fn offload(w: &mut wavefront_aligner_t, s: &mut State) -> Option<c_int> {
     let scheduler = job::scheduler();
-    if !scheduler.has_devices() {
+    // `devices()` needs no lock: without GPUs a call costs one branch.
+    if scheduler.devices().is_empty() || !scheduler.has_devices() {
         return None;
     }
     let attributes = plain_attributes(w, s)?;
@@ -305,7 +306,27 @@ pub(super) mod tests {
     }
 
     #[test]
+    fn a_lone_caller_stays_on_its_own_thread() {
+        let _turn = emulated::take_turn();
+        let before = emulated::ONE_PAIR_JOBS.load(Ordering::Relaxed);
+        let reference = std::thread::spawn(|| {
+            BYPASS.with(|b| b.set(true));
+            run_client(99, 30)
+        })
+        .join()
+        .unwrap();
+        let lone = run_client(99, 30);
+        assert_eq!(lone, reference);
+        assert_eq!(
+            emulated::ONE_PAIR_JOBS.load(Ordering::Relaxed),
+            before,
+            "a lone caller's pairs were queued for the device"
+        );
+    }
+
+    #[test]
     fn concurrent_callers_are_batched_and_equal_the_plain_path() {
+        let _turn = emulated::take_turn();
         const THREADS: u64 = 16;
         const CALLS: usize = 40;
         let reference: Vec<Vec<Snapshot>> = std::thread::scope(|scope| {
