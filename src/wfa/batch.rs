@@ -177,10 +177,14 @@ impl Batch {
         let device = std::mem::take(&mut self.device);
         let cpu = std::mem::take(&mut self.cpu);
         let pairs = device.slots.len() + cpu.slots.len();
+        // Without a live device the "device" pairs are CPU work like the
+        // rest, cut into CPU-sized jobs so that every core gets some.
+        let devices = job::scheduler().has_devices();
+        let to_devices = if devices { device.slots.len() } else { 0 };
         let mut summary = RunSummary {
             pairs,
-            to_devices: device.slots.len(),
-            to_cpu: cpu.slots.len(),
+            to_devices,
+            to_cpu: pairs - to_devices,
             ..RunSummary::default()
         };
         if pairs > 0 {
@@ -193,7 +197,7 @@ impl Batch {
         }
         let mut jobs = Vec::new();
         let mut owners: Vec<Arc<Vec<usize>>> = Vec::new();
-        for (route, gpu) in [(device, true), (cpu, false)] {
+        for (route, gpu) in [(device, devices), (cpu, false)] {
             if route.slots.is_empty() {
                 continue;
             }
