@@ -720,6 +720,116 @@ mod tests {
     use super::*;
     use std::ptr;
 
+    /// Through the unit-test build's emulated device (device jobs, rescued
+    /// jobs and CPU jobs in one run): every pair equals `wavefront_align`
+    /// on one aligner of the same attributes.
+    #[test]
+    fn batch_equals_wavefront_align_with_a_device() {
+        use crate::ffi::wfa2::aligner::{
+            wavefront_align, wavefront_aligner_delete, wavefront_aligner_new,
+        };
+        use crate::ffi::wfa2::types::{ATTR_DEFAULT, COMPUTE_SCORE};
+        let _turn = crate::wfa::job::emulated::take_turn();
+        let mut state = 0x5eed_u64;
+        let mut next = move || {
+            state = state
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            (state >> 33) as usize
+        };
+        let pairs: Vec<(Vec<u8>, Vec<u8>)> = (0..240)
+            .map(|i| {
+                let len = if i % 8 == 0 {
+                    1_400 + next() % 1_400
+                } else {
+                    next() % 400
+                };
+                let p: Vec<u8> = (0..len).map(|_| b"ACGT"[next() % 4]).collect();
+                let t: Vec<u8> = p
+                    .iter()
+                    .filter_map(|&c| match next() % 25 {
+                        0 => None,
+                        1 => Some(b"ACGT"[next() % 4]),
+                        _ => Some(c),
+                    })
+                    .collect();
+                (p, t)
+            })
+            .collect();
+        for (heuristic, scope) in [
+            (
+                SEQSHIM_WFA_HEURISTIC_WFADAPTIVE,
+                SEQSHIM_WFA_SCOPE_ALIGNMENT,
+            ),
+            (SEQSHIM_WFA_HEURISTIC_NONE, SEQSHIM_WFA_SCOPE_ALIGNMENT),
+            (SEQSHIM_WFA_HEURISTIC_NONE, SEQSHIM_WFA_SCOPE_SCORE),
+        ] {
+            let mut o = options_default();
+            o.heuristic = heuristic;
+            o.scope = scope;
+            let mut attr = ATTR_DEFAULT;
+            if heuristic == SEQSHIM_WFA_HEURISTIC_NONE {
+                attr.heuristic.strategy = 0;
+            }
+            if scope == SEQSHIM_WFA_SCOPE_SCORE {
+                attr.alignment_scope = COMPUTE_SCORE;
+            }
+            let mut b = ptr::null_mut();
+            // SAFETY: valid pointers throughout; everything is freed below.
+            unsafe {
+                assert_eq!(seqshim_wfa_batch_create(&o, 0, &mut b), SEQSHIM_WFA_OK);
+                for (i, (p, t)) in pairs.iter().enumerate() {
+                    let add = if i % 2 == 0 {
+                        seqshim_wfa_batch_add
+                    } else {
+                        seqshim_wfa_batch_add_borrowed
+                    };
+                    let rc = add(
+                        b,
+                        p.as_ptr().cast(),
+                        p.len() as i32,
+                        t.as_ptr().cast(),
+                        t.len() as i32,
+                        ptr::null_mut(),
+                    );
+                    assert_eq!(rc, SEQSHIM_WFA_OK);
+                }
+                assert_eq!(seqshim_wfa_batch_run(b), SEQSHIM_WFA_OK);
+                let (mut to_gpu, mut to_cpu) = (0, 0);
+                seqshim_wfa_batch_routing(b, &mut to_gpu, &mut to_cpu);
+                assert!(to_gpu > 0 && to_cpu > 0, "{to_gpu} / {to_cpu}");
+                let wf = wavefront_aligner_new(&mut attr);
+                for (i, (p, t)) in pairs.iter().enumerate() {
+                    let want = wavefront_align(
+                        wf,
+                        p.as_ptr().cast(),
+                        p.len() as i32,
+                        t.as_ptr().cast(),
+                        t.len() as i32,
+                    );
+                    let c = &*(*wf).cigar;
+                    let (mut status, mut score) = (7, 7);
+                    assert_eq!(
+                        seqshim_wfa_batch_result(b, i, &mut status, &mut score),
+                        SEQSHIM_WFA_OK
+                    );
+                    assert_eq!((status, score), (want, c.score), "pair {i}");
+                    let (mut ops, mut len) = (ptr::null(), 0);
+                    seqshim_wfa_batch_cigar(b, i, &mut ops, &mut len);
+                    let got = std::slice::from_raw_parts(ops.cast::<u8>(), len);
+                    let n = (c.end_offset - c.begin_offset) as usize;
+                    let expected = std::slice::from_raw_parts(
+                        c.operations.add(c.begin_offset as usize).cast::<u8>(),
+                        n,
+                    );
+                    assert_eq!(got, expected, "pair {i}");
+                }
+                wavefront_aligner_delete(wf);
+                seqshim_wfa_batch_destroy(b);
+            }
+        }
+    }
+
     #[test]
     fn defaults_are_wfa2_defaults() {
         assert_eq!(
