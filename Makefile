@@ -15,7 +15,7 @@ DATA_DIR ?= ../shared/data
 ABEA_FIXTURE := $(DATA_DIR)/abea/ecoli_2kb_r94
 
 .PHONY: demo test deps build header check-header cbindgen lint unit-tests nvrtc-check \
-        consumers install device-bundle clean bench-poa bench-wfa2
+        consumers install device-bundle clean bench-poa bench-wfa2 bench-wfa-batch
 
 deps:
 	@bash scripts/install-deps.sh
@@ -32,6 +32,8 @@ demo: build
 	    -L$(BUILD)/demo -lseqshim -Wl,-rpath,'$$ORIGIN'
 	$(CC) -O2 -Wall -Wextra -Werror -Iinclude -o $(BUILD)/demo/seqshim-abea-demo integrations/demo/abea_demo.c \
 	    -L$(BUILD)/demo -lseqshim -lm -Wl,-rpath,'$$ORIGIN'
+	$(CC) -O2 -Wall -Wextra -Werror -Iinclude -Iinclude/wfa2lib -o $(BUILD)/demo/seqshim-wfa-demo \
+	    integrations/demo/wfa_batch_demo.c -L$(BUILD)/demo -lseqshim -lpthread -Wl,-rpath,'$$ORIGIN'
 	@echo
 	$(BUILD)/demo/seqshim-demo
 	@echo
@@ -41,6 +43,9 @@ demo: build
 	    echo "(no ABEA fixture at $(ABEA_FIXTURE): synthetic reads)"; \
 	    $(BUILD)/demo/seqshim-abea-demo; \
 	fi
+	@echo
+	$(BUILD)/demo/seqshim-wfa-demo
+	@echo
 	@echo "-- WFA2-lib 2.3.3: a client linked to the distribution's libwfa2, then seqshim swapped in --"
 	@mkdir -p $(BUILD)/demo/compat
 	@ln -sf ../../../$(RELEASE_LIB) $(BUILD)/demo/compat/libwfa2.so.0
@@ -125,6 +130,19 @@ bench-wfa2: build
 	$(CC) -O2 -Wall -Wextra -Werror -Iinclude/wfa2lib -o $(BUILD)/bench/wfa2_bench benches/wfa2/wfa2_bench.c \
 	    -ldl -Wl,--no-as-needed -lm
 	$(BUILD)/bench/wfa2_bench "$$(ldconfig -p | awk '/libwfa2\.so\.0 /{print $$NF; exit}')" $(RELEASE_LIB)
+
+# Batch API (GPU+CPU and CPU only) vs the distribution's libwfa2 on 16
+# threads, then 16 threads calling wavefront_align on libwfa2 and with
+# seqshim preloaded. WFA_BENCH_SCALE=1 for the full sizes (1 M / 100 k / 10 k).
+bench-wfa-batch: build
+	@mkdir -p $(BUILD)/bench
+	$(CC) -O2 -Wall -Wextra -Werror -Iinclude -Iinclude/wfa2lib -o $(BUILD)/bench/wfa_batch_bench \
+	    benches/wfa_batch/wfa_batch_bench.c -ldl -lpthread -Wl,--no-as-needed -lm
+	$(CC) -O2 -Wall -Wextra -Werror -Iinclude/wfa2lib -o $(BUILD)/bench/wfa_threads benches/wfa_batch/wfa_threads.c \
+	    -lwfa2 -lpthread -Wl,--no-as-needed -lm
+	$(BUILD)/bench/wfa_batch_bench "$$(ldconfig -p | awk '/libwfa2\.so\.0 /{print $$NF; exit}')" $(CURDIR)/$(RELEASE_LIB)
+	$(BUILD)/bench/wfa_threads 16 100000 150 0.05 none
+	LD_PRELOAD=$(CURDIR)/$(RELEASE_LIB) $(BUILD)/bench/wfa_threads 16 100000 150 0.05 none
 
 ## ---------------------------------------------------------------- install
 install: deps

@@ -76,9 +76,110 @@
 #define SEQSHIM_POA_MAX_READ_LEN (1 << 20)
 
 /*
+ `metric`: the values of WFA2-lib's `distance_metric_t`.
+ */
+#define SEQSHIM_WFA_METRIC_INDEL 0
+
+#define SEQSHIM_WFA_METRIC_EDIT 1
+
+#define SEQSHIM_WFA_METRIC_GAP_LINEAR 2
+
+#define SEQSHIM_WFA_METRIC_GAP_AFFINE 3
+
+#define SEQSHIM_WFA_METRIC_GAP_AFFINE_2P 4
+
+/*
+ `span`: global alignment.
+ */
+#define SEQSHIM_WFA_SPAN_END_TO_END 0
+
+/*
+ `span`: ends-free alignment with the four `*_free` lengths.
+ */
+#define SEQSHIM_WFA_SPAN_ENDS_FREE 1
+
+/*
+ `scope`: score only (no CIGAR).
+ */
+#define SEQSHIM_WFA_SCOPE_SCORE 0
+
+/*
+ `scope`: score and CIGAR.
+ */
+#define SEQSHIM_WFA_SCOPE_ALIGNMENT 1
+
+/*
+ `heuristic`: exact alignment.
+ */
+#define SEQSHIM_WFA_HEURISTIC_NONE 0
+
+/*
+ `heuristic`: wf-adaptive (`min_wavefront_length`,
+ `max_distance_threshold`, `steps_between_cutoffs`); WFA2-lib's default.
+ */
+#define SEQSHIM_WFA_HEURISTIC_WFADAPTIVE 1
+
+/*
+ `heuristic`: wf-mash (same parameters as wf-adaptive).
+ */
+#define SEQSHIM_WFA_HEURISTIC_WFMASH 2
+
+/*
+ `heuristic`: x-drop (`drop`, `steps_between_cutoffs`).
+ */
+#define SEQSHIM_WFA_HEURISTIC_XDROP 3
+
+/*
+ `heuristic`: z-drop (`drop`, `steps_between_cutoffs`).
+ */
+#define SEQSHIM_WFA_HEURISTIC_ZDROP 4
+
+/*
+ `heuristic`: static band (`band_min_k`, `band_max_k`).
+ */
+#define SEQSHIM_WFA_HEURISTIC_BANDED_STATIC 5
+
+/*
+ `heuristic`: adaptive band (`band_min_k`, `band_max_k`,
+ `steps_between_cutoffs`).
+ */
+#define SEQSHIM_WFA_HEURISTIC_BANDED_ADAPTIVE 6
+
+/*
+ `memory_mode`: the values of WFA2-lib's `wavefront_memory_t`.
+ */
+#define SEQSHIM_WFA_MEMORY_HIGH 0
+
+#define SEQSHIM_WFA_MEMORY_MED 1
+
+#define SEQSHIM_WFA_MEMORY_LOW 2
+
+/*
+ BiWFA: refused by batches (`SEQSHIM_WFA_E_OPTION`); use
+ `wavefront_align` for it.
+ */
+#define SEQSHIM_WFA_MEMORY_ULTRALOW 3
+
+/*
+ `device`: every pair on the CPU pool.
+ */
+#define SEQSHIM_WFA_DEVICE_CPU -1
+
+/*
+ `device`: the GPUs seqshim uses (SEQSHIM_DEVICES), the CPU pool for the
+ rest. A value ≥ 0 means the same: the GPU set is chosen per process.
+ */
+#define SEQSHIM_WFA_DEVICE_ANY -2
+
+/*
  An opaque batch of windows.
  */
 typedef struct seqshim_poa_batch_t seqshim_poa_batch_t;
+
+/*
+ An opaque batch of pairs.
+ */
+typedef struct seqshim_wfa_batch_t seqshim_wfa_batch_t;
 
 /*
  Status of a batch call or of one window.
@@ -137,6 +238,92 @@ typedef struct seqshim_poa_params_t {
 } seqshim_poa_params_t;
 
 /*
+ Status of a batch call.
+ */
+typedef int32_t seqshim_wfa_status_t;
+
+/*
+ Options of a batch. `seqshim_wfa_options_default` fills WFA2-lib's
+ `wavefront_aligner_attr_default`.
+ */
+typedef struct seqshim_wfa_options_t {
+  /*
+   `SEQSHIM_WFA_METRIC_*` (default: gap-affine).
+   */
+  int32_t metric;
+  /*
+   Score of a match, ≤ 0 (default 0); unused by indel and edit.
+   */
+  int32_t match_score;
+  /*
+   Mismatch penalty (default 4); unused by indel and edit.
+   */
+  int32_t mismatch;
+  /*
+   Gap-linear: penalty per inserted or deleted base (default 2).
+   */
+  int32_t indel;
+  /*
+   Gap-affine (and the first piece of affine-2p): gap opening (default 6).
+   */
+  int32_t gap_opening;
+  /*
+   Gap-affine (and the first piece of affine-2p): extension (default 2).
+   */
+  int32_t gap_extension;
+  /*
+   Gap-affine-2p: second piece's opening (default 24).
+   */
+  int32_t gap_opening2;
+  /*
+   Gap-affine-2p: second piece's extension (default 1).
+   */
+  int32_t gap_extension2;
+  /*
+   `SEQSHIM_WFA_SPAN_*` (default: end to end).
+   */
+  int32_t span;
+  /*
+   Ends-free lengths (used when `span` is ends-free; each ≥ 0 and no
+   larger than its sequence).
+   */
+  int32_t pattern_begin_free;
+  int32_t pattern_end_free;
+  int32_t text_begin_free;
+  int32_t text_end_free;
+  /*
+   `SEQSHIM_WFA_SCOPE_*` (default: alignment).
+   */
+  int32_t scope;
+  /*
+   `SEQSHIM_WFA_HEURISTIC_*` (default: wf-adaptive 10, 50, 1).
+   */
+  int32_t heuristic;
+  int32_t min_wavefront_length;
+  int32_t max_distance_threshold;
+  int32_t steps_between_cutoffs;
+  /*
+   X-drop or Z-drop threshold.
+   */
+  int32_t drop;
+  int32_t band_min_k;
+  int32_t band_max_k;
+  /*
+   `SEQSHIM_WFA_MEMORY_*` (default: high).
+   */
+  int32_t memory_mode;
+  /*
+   Stop at this score (status −2); `INT32_MAX` (default) for none.
+   */
+  int32_t max_alignment_score;
+  /*
+   `SEQSHIM_WFA_DEVICE_CPU`, `SEQSHIM_WFA_DEVICE_ANY` (default) or a
+   GPU ordinal (treated as ANY).
+   */
+  int32_t device;
+} seqshim_wfa_options_t;
+
+/*
  Success; the window has results.
  */
 #define SEQSHIM_POA_OK 0
@@ -177,6 +364,68 @@ typedef struct seqshim_poa_params_t {
  A device failed and SEQSHIM_STRICT forbade the CPU fallback.
  */
 #define SEQSHIM_POA_E_DEVICE 7
+
+/*
+ Success.
+ */
+#define SEQSHIM_WFA_OK 0
+
+/*
+ A null pointer where one is required.
+ */
+#define SEQSHIM_WFA_E_ARG 1
+
+/*
+ An unknown metric, span, scope, heuristic, memory mode or device; a
+ negative ends-free length; a maximum score below 1; memory mode
+ ultralow (BiWFA); or x/z-drop with edit or indel (WFA2-lib 2.3.3 refuses it).
+ */
+#define SEQSHIM_WFA_E_OPTION 2
+
+/*
+ Penalties WFA2-lib 2.3.3 rejects (a positive match score, a mismatch or
+ gap extension below 1, a negative gap opening, ...).
+ */
+#define SEQSHIM_WFA_E_PENALTIES 3
+
+/*
+ A negative sequence length, a pair whose CIGAR (2·(p+t) operations)
+ would not fit an `int`, or a sequence shorter than its ends-free lengths.
+ The pair is not added.
+ */
+#define SEQSHIM_WFA_E_LENGTH 4
+
+/*
+ No pair with this index.
+ */
+#define SEQSHIM_WFA_E_INDEX 5
+
+/*
+ The pair was added but `seqshim_wfa_batch_run` has not run it yet.
+ */
+#define SEQSHIM_WFA_E_NOT_RUN 6
+
+/*
+ The caller's buffer is too small; the length needed was written.
+ */
+#define SEQSHIM_WFA_E_BUFFER 7
+
+/*
+ A device failed and SEQSHIM_STRICT forbade the CPU fallback; the pair
+ has no result.
+ */
+#define SEQSHIM_WFA_E_DEVICE 8
+
+/*
+ The alignment was refused where `wavefront_align` refuses it (status
+ −1, empty CIGAR, score as `cigar_clear` leaves it).
+ */
+#define SEQSHIM_WFA_E_REFUSED 9
+
+/*
+ An internal error was caught; nothing was changed.
+ */
+#define SEQSHIM_WFA_E_INTERNAL 10
 
 #ifdef __cplusplus
 extern "C" {
@@ -341,6 +590,146 @@ void seqshim_poa_batch_destroy(struct seqshim_poa_batch_t *b);
  `lens`, `out_len` and `out_status` null or valid for `nwin` entries.
  */
 seqshim_poa_status_t seqshim_poa_consensus_many(const struct seqshim_poa_params_t *p, size_t nwin, const uint32_t *nseq, const char *const *const *seqs, const uint32_t *const *lens, char **out_cons, uint32_t *out_len, seqshim_poa_status_t *out_status);
+
+/*
+ Fills `options` with WFA2-lib's defaults: gap-affine (0, 4, 6, 2), end
+ to end, full CIGAR, wf-adaptive (10, 50, 1), high memory, no score limit,
+ and `SEQSHIM_WFA_DEVICE_ANY`. Returns `SEQSHIM_WFA_E_ARG` for null.
+
+ # Safety
+ `options` must be null or writable.
+ */
+seqshim_wfa_status_t seqshim_wfa_options_default(struct seqshim_wfa_options_t *options);
+
+/*
+ Creates an empty batch with these options and stores it in `*out`
+ (left untouched on failure). `expected_pairs` reserves room (a hint).
+ Returns `SEQSHIM_WFA_OK`, `_E_ARG`, `_E_OPTION` or `_E_PENALTIES`, each
+ failure with one warning line saying what is wrong.
+
+ # Safety
+ `options` must be null or point to a `seqshim_wfa_options_t`; `out` null
+ or writable. Free the batch with `seqshim_wfa_batch_destroy`. A batch
+ may be used by one thread at a time; different batches by any threads
+ at once.
+ */
+seqshim_wfa_status_t seqshim_wfa_batch_create(const struct seqshim_wfa_options_t *options, size_t expected_pairs, struct seqshim_wfa_batch_t **out);
+
+/*
+ Copies a pair into the batch and writes its index (0, 1, ... in order of
+ addition, borrowed pairs included) to `out_index` when not null. A null
+ sequence with length 0 is empty. Returns `SEQSHIM_WFA_OK`, `_E_ARG` or
+ `_E_LENGTH` (the pair is then not added).
+
+ # Safety
+ `b` null or a live batch; each sequence readable for its length;
+ `out_index` null or writable.
+ */
+seqshim_wfa_status_t seqshim_wfa_batch_add(struct seqshim_wfa_batch_t *b, const char *pattern, int32_t pattern_len, const char *text, int32_t text_len, size_t *out_index);
+
+/*
+ Adds a pair without copying it: the batch keeps the two pointers and
+ reads the sequences during `seqshim_wfa_batch_run`. Otherwise as
+ `seqshim_wfa_batch_add`.
+
+ # Safety
+ As `seqshim_wfa_batch_add`, and the caller's memory must stay valid and
+ unchanged until `seqshim_wfa_batch_run` has returned (or until the batch
+ is reset or destroyed, if it never runs).
+ */
+seqshim_wfa_status_t seqshim_wfa_batch_add_borrowed(struct seqshim_wfa_batch_t *b, const char *pattern, int32_t pattern_len, const char *text, int32_t text_len, size_t *out_index);
+
+/*
+ Aligns every pair added since the last run: pairs a GPU can align
+ exactly go to the GPUs while the CPU pool aligns the others (all of
+ them with `SEQSHIM_WFA_DEVICE_CPU` or without a GPU). Returns
+ `SEQSHIM_WFA_OK` (per-pair outcomes come from `seqshim_wfa_batch_result`)
+ or `_E_ARG` for null. With `SEQSHIM_LOG=info` it logs one line before
+ and one after.
+
+ # Safety
+ `b` must be null or a live batch, not used by another thread meanwhile;
+ borrowed pairs must still be valid.
+ */
+seqshim_wfa_status_t seqshim_wfa_batch_run(struct seqshim_wfa_batch_t *b);
+
+/*
+ The outcome of pair `index`: its WFA2 status (`wavefront_align`'s return
+ value: 0 done, −1 unfeasible or refused, −2 maximum score reached) in
+ `status` and `cigar->score` in `score` (each optional). Returns
+ `SEQSHIM_WFA_OK`, `_E_REFUSED` (status −1 written), `_E_NOT_RUN`,
+ `_E_DEVICE`, `_E_INDEX` or `_E_ARG`; the outputs are written only with
+ OK and REFUSED.
+
+ # Safety
+ `b` null or a live batch; `status` and `score` null or writable.
+ */
+seqshim_wfa_status_t seqshim_wfa_batch_result(const struct seqshim_wfa_batch_t *b, size_t index, int32_t *status, int32_t *score);
+
+/*
+ The CIGAR of pair `index` in WFA2-lib's form, one letter per operation
+ (`M` match, `X` mismatch, `I` insertion, `D` deletion; what
+ `cigar->operations[begin_offset..end_offset)` holds after
+ `wavefront_align`), not NUL-terminated: `*operations` points into the
+ batch (valid until it is reset or destroyed) and `*length` gets the
+ count (0 for score-only). Returns as `seqshim_wfa_batch_result`; the
+ outputs are written only with `SEQSHIM_WFA_OK`.
+
+ # Safety
+ `b` null or a live batch; `operations` and `length` null or writable.
+ */
+seqshim_wfa_status_t seqshim_wfa_batch_cigar(const struct seqshim_wfa_batch_t *b, size_t index, const char **operations, size_t *length);
+
+/*
+ The CIGAR of pair `index` as a SAM-style run-length string
+ (`3M1X2I1D...`; WFA2's letters are kept, so `M` counts matches only and
+ `X` mismatches), NUL-terminated, into `buffer` of `capacity` bytes. `needed` (optional)
+ gets the size including the NUL. A buffer too small (or null with
+ capacity 0, to ask the size) gets nothing and returns
+ `SEQSHIM_WFA_E_BUFFER`. Other returns as `seqshim_wfa_batch_result`.
+
+ # Safety
+ `b` null or a live batch; `buffer` null or writable for `capacity`
+ bytes; `needed` null or writable.
+ */
+seqshim_wfa_status_t seqshim_wfa_batch_cigar_sam(const struct seqshim_wfa_batch_t *b, size_t index, char *buffer, size_t capacity, size_t *needed);
+
+/*
+ Pairs in the batch (0 for null).
+
+ # Safety
+ `b` null or a live batch.
+ */
+size_t seqshim_wfa_batch_size(const struct seqshim_wfa_batch_t *b);
+
+/*
+ Where the last run sent its pairs: `to_gpu` pairs offered to the GPUs
+ (a GPU may still hand some back to the CPU, which aligns them the same),
+ `to_cpu` aligned by the CPU pool. Both optional. Returns `SEQSHIM_WFA_OK`
+ or `_E_ARG`.
+
+ # Safety
+ `b` null or a live batch; the outputs null or writable.
+ */
+seqshim_wfa_status_t seqshim_wfa_batch_routing(const struct seqshim_wfa_batch_t *b, size_t *to_gpu, size_t *to_cpu);
+
+/*
+ Removes every pair and result (borrowed pairs are forgotten); the
+ options stay. Returns `SEQSHIM_WFA_OK` or `_E_ARG`.
+
+ # Safety
+ `b` null or a live batch; pointers from `seqshim_wfa_batch_cigar` are
+ invalid afterwards.
+ */
+seqshim_wfa_status_t seqshim_wfa_batch_reset(struct seqshim_wfa_batch_t *b);
+
+/*
+ Frees a batch (null is ignored).
+
+ # Safety
+ `b` null or a live batch, not used afterwards.
+ */
+void seqshim_wfa_batch_destroy(struct seqshim_wfa_batch_t *b);
 
 #ifdef __cplusplus
 }  // extern "C"

@@ -15,6 +15,8 @@ cc -O2 -Wall -Wextra -Werror -Iinclude -Iinclude/boa -o "$out/bin/seqshim-demo" 
     -L"$out/lib" -l:libseqshim.so.0 -Wl,-rpath,'$ORIGIN/../lib'
 cc -O2 -Wall -Wextra -Werror -Iinclude -o "$out/bin/seqshim-abea-demo" integrations/demo/abea_demo.c \
     -L"$out/lib" -l:libseqshim.so.0 -lm -Wl,-rpath,'$ORIGIN/../lib'
+cc -O2 -Wall -Wextra -Werror -Iinclude -Iinclude/wfa2lib -o "$out/bin/seqshim-wfa-demo" \
+    integrations/demo/wfa_batch_demo.c -L"$out/lib" -l:libseqshim.so.0 -lpthread -Wl,-rpath,'$ORIGIN/../lib'
 cc -O1 -Wall -Wextra -Werror -Iinclude -DLOAD_LINKED -o "$out/bin/native_api" \
     ffi-tests/native/native_api.c -L"$out/lib" -l:libseqshim.so.0 -Wl,-rpath,'$ORIGIN/../lib'
 
@@ -34,6 +36,24 @@ for line in sys.stdin:
         seqshim|kernels_compile|abea_gpu) strip -o "$out/bin/test-$name" "$exe" ;;
     esac
 done
+
+# WFA benchmarks, timed against Debian 12's libwfa2.so.0 2.3.3: its package
+# is downloaded here (the GPU machine may have no network) and unpacked
+# into the bundle.
+deb_dir="$(mktemp -d)"
+if (cd "$deb_dir" && apt-get download libwfa2-0 >/dev/null 2>&1) \
+    || cp /var/cache/apt/archives/libwfa2-0_2.3.3*.deb "$deb_dir/" 2>/dev/null; then
+    dpkg-deb -x "$deb_dir"/libwfa2-0_*.deb "$deb_dir/x"
+    mkdir -p "$out/debian"
+    cp -L "$deb_dir"/x/usr/lib/*/libwfa2.so.0 "$out/debian/"
+    cc -O2 -Wall -Wextra -Werror -Iinclude -Iinclude/wfa2lib -o "$out/bin/wfa-batch-bench" \
+        benches/wfa_batch/wfa_batch_bench.c -ldl -lpthread -Wl,--no-as-needed -lm
+    cc -O2 -Wall -Wextra -Werror -Iinclude/wfa2lib -o "$out/bin/wfa-threads" benches/wfa_batch/wfa_threads.c \
+        -L"$out/debian" -l:libwfa2.so.0 -lpthread -Wl,--no-as-needed -lm
+else
+    echo "note: could not download Debian's libwfa2-0; the bundle carries no WFA benchmark"
+fi
+rm -rf "$deb_dir"
 
 cp ffi-tests/expected/*.txt "$out/data/" 2>/dev/null || true
 if [ -d ../shared/data ]; then

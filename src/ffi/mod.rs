@@ -11,3 +11,4 @@ pub mod poa_batch;
 ///
 /// cbindgen:ignore
 pub mod wfa2;
+pub mod wfa_batch;

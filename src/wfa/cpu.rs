@@ -184,6 +184,25 @@ impl Core {
         self.run_from(0)
     }
 
+    /// Leaves the history an alignment of a `plen` x `tlen` pair done elsewhere
+    /// (on a device) would have left here: the CIGAR buffer and the wavefront
+    /// table only ever grow, and the next CIGAR's offsets depend on them.
+    /// `score` is the client score the alignment reported; a score-only
+    /// alignment that did not finish leaves the previous one, as here.
+    pub(crate) fn absorb(&mut self, plen: i32, tlen: i32, status: AlignStatus, score: i32) {
+        if self.scope != AlignmentScope::ComputeScore {
+            self.cigar.resize(2 * (plen + tlen));
+            self.cigar.score = score;
+        } else if status == AlignStatus::Successful {
+            self.cigar.clear();
+            self.cigar.score = score;
+        }
+        self.num_wavefronts = self.num_wavefronts.max(self.pen.num_wavefronts(plen, tlen));
+        self.heuristic.clear_state();
+        self.status = status;
+        self.paused_at = None;
+    }
+
     /// `wavefront_align_resume`: continues an alignment paused by the score limit.
     pub fn resume(&mut self) -> Result<AlignStatus, WfaError> {
         match self.paused_at {

@@ -201,11 +201,112 @@ fn device_runners() -> Vec<Box<dyn BatchRunner<WfaJob>>> {
 }
 
 static SCHEDULER: once_cell::sync::Lazy<Scheduler<WfaJob>> =
-    once_cell::sync::Lazy::new(|| Scheduler::new(device_runners(), scheduler::Options::default()));
+    once_cell::sync::Lazy::new(|| Scheduler::new(all_runners(), scheduler::Options::default()));
 
 /// The process-wide WFA scheduler (GPU executors when a GPU is in use).
 pub fn scheduler() -> &'static Scheduler<WfaJob> {
     &SCHEDULER
+}
+
+/// Whether the batch API and the transparent `wavefront_align` path offer this
+/// pair to a device: [`gpu_may_take`], plus, in this crate's own unit tests,
+/// the emulated device.
+pub fn device_may_take(
+    attributes: &AlignerAttributes,
+    pattern_len: usize,
+    text_len: usize,
+) -> bool {
+    #[cfg(test)]
+    if emulated::may_take(attributes, pattern_len, text_len) {
+        return true;
+    }
+    gpu_may_take(attributes, pattern_len, text_len)
+}
+
+/// Leaves in `aligner` the history it would have had if it had aligned a
+/// `pattern_len` x `text_len` pair itself with this result (buffers only
+/// grow, and later CIGAR offsets depend on their size), for a pair a device
+/// aligned on its behalf.
+pub fn absorb_device_alignment(
+    aligner: &mut Aligner,
+    pattern_len: usize,
+    text_len: usize,
+    result: &PairResult,
+) {
+    if let Ok(status) = result.outcome {
+        aligner
+            .core
+            .absorb(pattern_len as i32, text_len as i32, status, result.score);
+    }
+}
+
+fn all_runners() -> Vec<Box<dyn BatchRunner<WfaJob>>> {
+    #[allow(unused_mut)]
+    let mut runners = device_runners();
+    #[cfg(test)]
+    runners.push(Box::new(emulated::Runner));
+    runners
+}
+
+/// A stand-in device for this crate's unit tests (CI has no GPU): it runs
+/// batches with [`align_on_cpu`] on its executor thread, exactly what a
+/// correct device returns, and declines the longest jobs so that the CPU
+/// rescue path is exercised too.
+#[cfg(test)]
+pub(crate) mod emulated {
+    use super::*;
+    use std::sync::atomic::{AtomicU64, Ordering};
+
+    /// Pairs this long or longer are left to the CPU pool.
+    pub const ROUTE_BELOW: usize = 4_000;
+    /// Jobs whose first pair is this long are "unfinished" on the device.
+    pub const RESCUE_FROM: usize = 3_000;
+
+    pub fn may_take(attributes: &AlignerAttributes, pattern_len: usize, text_len: usize) -> bool {
+        attributes.memory_mode != MemoryMode::Ultralow && pattern_len + text_len < ROUTE_BELOW
+    }
+
+    /// One-pair jobs (the transparent `wavefront_align` path) the device
+    /// ran, and the most of them one batch held.
+    pub static ONE_PAIR_JOBS: AtomicU64 = AtomicU64::new(0);
+    pub static LARGEST_ONE_PAIR_BATCH: AtomicU64 = AtomicU64::new(0);
+
+    static TURN: std::sync::Mutex<()> = std::sync::Mutex::new(());
+
+    /// Tests that use the process-wide scheduler take turns, so that one
+    /// sees only its own jobs (a lone caller is inline only while nobody
+    /// else has work queued).
+    pub fn take_turn() -> std::sync::MutexGuard<'static, ()> {
+        TURN.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    pub struct Runner;
+
+    impl BatchRunner<WfaJob> for Runner {
+        fn label(&self) -> String {
+            "emulated device".into()
+        }
+
+        fn capacity(&self) -> usize {
+            256
+        }
+
+        fn run_batch(&mut self, jobs: &[WfaJob]) -> Result<Vec<Option<Vec<PairResult>>>, String> {
+            let one_pair = jobs.iter().filter(|j| j.pairs.len() == 1).count() as u64;
+            ONE_PAIR_JOBS.fetch_add(one_pair, Ordering::Relaxed);
+            LARGEST_ONE_PAIR_BATCH.fetch_max(one_pair, Ordering::Relaxed);
+            Ok(jobs
+                .iter()
+                .map(|job| {
+                    let first = job.range.start;
+                    let long = job.range.is_empty()
+                        || job.pairs.spans[first].pattern_len + job.pairs.spans[first].text_len
+                            >= RESCUE_FROM;
+                    (!long).then(|| job.run_cpu())
+                })
+                .collect())
+        }
+    }
 }
 
 #[cfg(test)]

@@ -3,6 +3,7 @@
 //! The types mirror the knobs of `wavefront_aligner_attr_t` so that a C-ABI layer can map
 //! onto them one to one, but nothing here depends on that layer.
 
+pub mod batch;
 mod cpu;
 mod heuristic;
 pub mod job;

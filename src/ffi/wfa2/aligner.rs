@@ -54,16 +54,16 @@ const BUFFER_SIZE_4K: u64 = 4 << 10;
 const BUFFER_SIZE_4M: u64 = 4 << 20;
 
 /// What we keep per aligner, behind `wavefront_slab`.
-struct State {
-    aligner: crate::wfa::Aligner,
+pub(super) struct State {
+    pub(super) aligner: crate::wfa::Aligner,
     /// What `aligner` was built with; a client that edits the C struct's
     /// scope or memory mode gets a rebuilt one.
     built: (AlignmentScope, MemoryMode),
-    penalties: Penalties,
+    pub(super) penalties: Penalties,
     /// Our copies of the last sequences, for `wavefront_align_resume` and for
     /// the aligner's `pattern`/`text` fields.
-    pattern: Vec<u8>,
-    text: Vec<u8>,
+    pub(super) pattern: Vec<u8>,
+    pub(super) text: Vec<u8>,
 }
 
 fn client_penalties(a: &wavefront_aligner_attr_t) -> Option<Penalties> {
@@ -93,7 +93,7 @@ fn client_penalties(a: &wavefront_aligner_attr_t) -> Option<Penalties> {
     })
 }
 
-fn scope_of(scope: c_int) -> AlignmentScope {
+pub(super) fn scope_of(scope: c_int) -> AlignmentScope {
     if scope == COMPUTE_SCORE {
         AlignmentScope::ComputeScore
     } else {
@@ -104,7 +104,7 @@ fn scope_of(scope: c_int) -> AlignmentScope {
 /// The algorithm's memory mode. BiWFA (ultralow) runs unidirectionally: it
 /// gives the same scores and, as upstream allows for BiWFA, a co-optimal
 /// CIGAR.
-fn mode_of(mode: c_int) -> MemoryMode {
+pub(super) fn mode_of(mode: c_int) -> MemoryMode {
     match mode {
         MEMORY_MED => MemoryMode::Med,
         MEMORY_LOW => MemoryMode::Low,
@@ -112,7 +112,7 @@ fn mode_of(mode: c_int) -> MemoryMode {
     }
 }
 
-fn heuristic_of(h: &wavefront_heuristic_t) -> Heuristic {
+pub(super) fn heuristic_of(h: &wavefront_heuristic_t) -> Heuristic {
     let mut out = Heuristic::none();
     out.strategy = h.strategy;
     out.steps_between_cutoffs = h.steps_between_cutoffs;
@@ -129,7 +129,7 @@ fn heuristic_of(h: &wavefront_heuristic_t) -> Heuristic {
     out
 }
 
-fn heuristic_to_c(h: &Heuristic) -> wavefront_heuristic_t {
+pub(super) fn heuristic_to_c(h: &Heuristic) -> wavefront_heuristic_t {
     wavefront_heuristic_t {
         strategy: h.strategy,
         steps_between_cutoffs: h.steps_between_cutoffs,
@@ -628,7 +628,7 @@ pub unsafe extern "C" fn wavefront_align_strerror(error_code: c_int) -> *mut c_c
 }
 
 /// Marks a refused alignment: status -1 and an empty CIGAR.
-fn refuse(w: &mut wavefront_aligner_t) -> c_int {
+pub(super) fn refuse(w: &mut wavefront_aligner_t) -> c_int {
     w.align_status.status = WF_STATUS_UNFEASIBLE;
     // SAFETY: the aligner's cigar is valid.
     unsafe { cigar::cigar_clear(w.cigar) };
@@ -692,6 +692,12 @@ fn run(w: &mut wavefront_aligner_t, s: &mut State, resume: bool) -> c_int {
                 crate::log_warn!("wavefront_align: {e:?}");
                 return refuse(w);
             }
+        }
+    }
+    if !resume {
+        // Concurrent callers' pairs are batched onto a GPU when one is in use.
+        if let Some(code) = super::transparent::offload(w, s) {
+            return code;
         }
     }
     let f = w.alignment_form;

@@ -8,4 +8,5 @@ pub mod cigar;
 mod io;
 pub mod mm_allocator;
 pub mod system;
+mod transparent;
 pub mod types;

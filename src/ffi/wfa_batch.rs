@@ -1,0 +1,899 @@
+//! `seqshim_wfa_*`: seqshim's own batch API for wavefront alignment
+//! (declared in `include/seqshim.h`). A batch holds many pairs aligned with
+//! one configuration; `seqshim_wfa_batch_run` sends the pairs a GPU can
+//! align exactly to the GPU executors while the CPU pool aligns the rest,
+//! and every result equals what `wavefront_align` gives for that pair on an
+//! aligner made with the same attributes.
+#![allow(non_camel_case_types)]
+
+use std::ffi::c_char;
+
+use crate::ffi_guard;
+use crate::wfa::batch::{self, Batch, Slot};
+use crate::wfa::job::PairResult;
+use crate::wfa::{
+    Affine2pPenalties, AffinePenalties, AlignerAttributes, AlignmentForm, AlignmentScope,
+    AlignmentSpan, Heuristic, LinearPenalties, MemoryMode, Penalties, WfaError,
+};
+
+/// Status of a batch call.
+pub type seqshim_wfa_status_t = i32;
+/// Success.
+pub const SEQSHIM_WFA_OK: seqshim_wfa_status_t = 0;
+/// A null pointer where one is required.
+pub const SEQSHIM_WFA_E_ARG: seqshim_wfa_status_t = 1;
+/// An unknown metric, span, scope, heuristic, memory mode or device; a
+/// negative ends-free length; a maximum score below 1; memory mode
+/// ultralow (BiWFA); or x/z-drop with edit or indel (WFA2-lib 2.3.3 refuses it).
+pub const SEQSHIM_WFA_E_OPTION: seqshim_wfa_status_t = 2;
+/// Penalties WFA2-lib 2.3.3 rejects (a positive match score, a mismatch or
+/// gap extension below 1, a negative gap opening, ...).
+pub const SEQSHIM_WFA_E_PENALTIES: seqshim_wfa_status_t = 3;
+/// A negative sequence length, a pair whose CIGAR (2·(p+t) operations)
+/// would not fit an `int`, or a sequence shorter than its ends-free lengths.
+/// The pair is not added.
+pub const SEQSHIM_WFA_E_LENGTH: seqshim_wfa_status_t = 4;
+/// No pair with this index.
+pub const SEQSHIM_WFA_E_INDEX: seqshim_wfa_status_t = 5;
+/// The pair was added but `seqshim_wfa_batch_run` has not run it yet.
+pub const SEQSHIM_WFA_E_NOT_RUN: seqshim_wfa_status_t = 6;
+/// The caller's buffer is too small; the length needed was written.
+pub const SEQSHIM_WFA_E_BUFFER: seqshim_wfa_status_t = 7;
+/// A device failed and SEQSHIM_STRICT forbade the CPU fallback; the pair
+/// has no result.
+pub const SEQSHIM_WFA_E_DEVICE: seqshim_wfa_status_t = 8;
+/// The alignment was refused where `wavefront_align` refuses it (status
+/// −1, empty CIGAR, score as `cigar_clear` leaves it).
+pub const SEQSHIM_WFA_E_REFUSED: seqshim_wfa_status_t = 9;
+/// An internal error was caught; nothing was changed.
+pub const SEQSHIM_WFA_E_INTERNAL: seqshim_wfa_status_t = 10;
+
+/// `metric`: the values of WFA2-lib's `distance_metric_t`.
+pub const SEQSHIM_WFA_METRIC_INDEL: i32 = 0;
+pub const SEQSHIM_WFA_METRIC_EDIT: i32 = 1;
+pub const SEQSHIM_WFA_METRIC_GAP_LINEAR: i32 = 2;
+pub const SEQSHIM_WFA_METRIC_GAP_AFFINE: i32 = 3;
+pub const SEQSHIM_WFA_METRIC_GAP_AFFINE_2P: i32 = 4;
+/// `span`: global alignment.
+pub const SEQSHIM_WFA_SPAN_END_TO_END: i32 = 0;
+/// `span`: ends-free alignment with the four `*_free` lengths.
+pub const SEQSHIM_WFA_SPAN_ENDS_FREE: i32 = 1;
+/// `scope`: score only (no CIGAR).
+pub const SEQSHIM_WFA_SCOPE_SCORE: i32 = 0;
+/// `scope`: score and CIGAR.
+pub const SEQSHIM_WFA_SCOPE_ALIGNMENT: i32 = 1;
+/// `heuristic`: exact alignment.
+pub const SEQSHIM_WFA_HEURISTIC_NONE: i32 = 0;
+/// `heuristic`: wf-adaptive (`min_wavefront_length`,
+/// `max_distance_threshold`, `steps_between_cutoffs`); WFA2-lib's default.
+pub const SEQSHIM_WFA_HEURISTIC_WFADAPTIVE: i32 = 1;
+/// `heuristic`: wf-mash (same parameters as wf-adaptive).
+pub const SEQSHIM_WFA_HEURISTIC_WFMASH: i32 = 2;
+/// `heuristic`: x-drop (`drop`, `steps_between_cutoffs`).
+pub const SEQSHIM_WFA_HEURISTIC_XDROP: i32 = 3;
+/// `heuristic`: z-drop (`drop`, `steps_between_cutoffs`).
+pub const SEQSHIM_WFA_HEURISTIC_ZDROP: i32 = 4;
+/// `heuristic`: static band (`band_min_k`, `band_max_k`).
+pub const SEQSHIM_WFA_HEURISTIC_BANDED_STATIC: i32 = 5;
+/// `heuristic`: adaptive band (`band_min_k`, `band_max_k`,
+/// `steps_between_cutoffs`).
+pub const SEQSHIM_WFA_HEURISTIC_BANDED_ADAPTIVE: i32 = 6;
+/// `memory_mode`: the values of WFA2-lib's `wavefront_memory_t`.
+pub const SEQSHIM_WFA_MEMORY_HIGH: i32 = 0;
+pub const SEQSHIM_WFA_MEMORY_MED: i32 = 1;
+pub const SEQSHIM_WFA_MEMORY_LOW: i32 = 2;
+/// BiWFA: refused by batches (`SEQSHIM_WFA_E_OPTION`); use
+/// `wavefront_align` for it.
+pub const SEQSHIM_WFA_MEMORY_ULTRALOW: i32 = 3;
+/// `device`: every pair on the CPU pool.
+pub const SEQSHIM_WFA_DEVICE_CPU: i32 = -1;
+/// `device`: the GPUs seqshim uses (SEQSHIM_DEVICES), the CPU pool for the
+/// rest. A value ≥ 0 means the same: the GPU set is chosen per process.
+pub const SEQSHIM_WFA_DEVICE_ANY: i32 = -2;
+
+/// Options of a batch. `seqshim_wfa_options_default` fills WFA2-lib's
+/// `wavefront_aligner_attr_default`.
+#[repr(C)]
+#[derive(Debug, Clone, Copy)]
+pub struct seqshim_wfa_options_t {
+    /// `SEQSHIM_WFA_METRIC_*` (default: gap-affine).
+    pub metric: i32,
+    /// Score of a match, ≤ 0 (default 0); unused by indel and edit.
+    pub match_score: i32,
+    /// Mismatch penalty (default 4); unused by indel and edit.
+    pub mismatch: i32,
+    /// Gap-linear: penalty per inserted or deleted base (default 2).
+    pub indel: i32,
+    /// Gap-affine (and the first piece of affine-2p): gap opening (default 6).
+    pub gap_opening: i32,
+    /// Gap-affine (and the first piece of affine-2p): extension (default 2).
+    pub gap_extension: i32,
+    /// Gap-affine-2p: second piece's opening (default 24).
+    pub gap_opening2: i32,
+    /// Gap-affine-2p: second piece's extension (default 1).
+    pub gap_extension2: i32,
+    /// `SEQSHIM_WFA_SPAN_*` (default: end to end).
+    pub span: i32,
+    /// Ends-free lengths (used when `span` is ends-free; each ≥ 0 and no
+    /// larger than its sequence).
+    pub pattern_begin_free: i32,
+    pub pattern_end_free: i32,
+    pub text_begin_free: i32,
+    pub text_end_free: i32,
+    /// `SEQSHIM_WFA_SCOPE_*` (default: alignment).
+    pub scope: i32,
+    /// `SEQSHIM_WFA_HEURISTIC_*` (default: wf-adaptive 10, 50, 1).
+    pub heuristic: i32,
+    pub min_wavefront_length: i32,
+    pub max_distance_threshold: i32,
+    pub steps_between_cutoffs: i32,
+    /// X-drop or Z-drop threshold.
+    pub drop: i32,
+    pub band_min_k: i32,
+    pub band_max_k: i32,
+    /// `SEQSHIM_WFA_MEMORY_*` (default: high).
+    pub memory_mode: i32,
+    /// Stop at this score (status −2); `INT32_MAX` (default) for none.
+    pub max_alignment_score: i32,
+    /// `SEQSHIM_WFA_DEVICE_CPU`, `SEQSHIM_WFA_DEVICE_ANY` (default) or a
+    /// GPU ordinal (treated as ANY).
+    pub device: i32,
+}
+
+/// A borrowed pair: caller memory, read when the batch runs.
+struct Borrowed {
+    slot: usize,
+    pattern: *const u8,
+    pattern_len: usize,
+    text: *const u8,
+    text_len: usize,
+}
+
+/// An opaque batch of pairs.
+pub struct seqshim_wfa_batch_t {
+    batch: Batch,
+    borrowed: Vec<Borrowed>,
+}
+
+fn options_default() -> seqshim_wfa_options_t {
+    seqshim_wfa_options_t {
+        metric: SEQSHIM_WFA_METRIC_GAP_AFFINE,
+        match_score: 0,
+        mismatch: 4,
+        indel: 2,
+        gap_opening: 6,
+        gap_extension: 2,
+        gap_opening2: 24,
+        gap_extension2: 1,
+        span: SEQSHIM_WFA_SPAN_END_TO_END,
+        pattern_begin_free: 0,
+        pattern_end_free: 0,
+        text_begin_free: 0,
+        text_end_free: 0,
+        scope: SEQSHIM_WFA_SCOPE_ALIGNMENT,
+        heuristic: SEQSHIM_WFA_HEURISTIC_WFADAPTIVE,
+        min_wavefront_length: 10,
+        max_distance_threshold: 50,
+        steps_between_cutoffs: 1,
+        drop: 0,
+        band_min_k: 0,
+        band_max_k: 0,
+        memory_mode: SEQSHIM_WFA_MEMORY_HIGH,
+        max_alignment_score: i32::MAX,
+        device: SEQSHIM_WFA_DEVICE_ANY,
+    }
+}
+
+/// The aligner attributes of `o`, or the status saying what is wrong.
+fn attributes_of(o: &seqshim_wfa_options_t) -> Result<AlignerAttributes, seqshim_wfa_status_t> {
+    let penalties = match o.metric {
+        SEQSHIM_WFA_METRIC_INDEL => Penalties::Indel,
+        SEQSHIM_WFA_METRIC_EDIT => Penalties::Edit,
+        SEQSHIM_WFA_METRIC_GAP_LINEAR => Penalties::GapLinear(LinearPenalties {
+            match_score: o.match_score,
+            mismatch: o.mismatch,
+            indel: o.indel,
+        }),
+        SEQSHIM_WFA_METRIC_GAP_AFFINE => Penalties::GapAffine(AffinePenalties {
+            match_score: o.match_score,
+            mismatch: o.mismatch,
+            gap_opening: o.gap_opening,
+            gap_extension: o.gap_extension,
+        }),
+        SEQSHIM_WFA_METRIC_GAP_AFFINE_2P => Penalties::GapAffine2p(Affine2pPenalties {
+            match_score: o.match_score,
+            mismatch: o.mismatch,
+            gap_opening1: o.gap_opening,
+            gap_extension1: o.gap_extension,
+            gap_opening2: o.gap_opening2,
+            gap_extension2: o.gap_extension2,
+        }),
+        _ => return Err(SEQSHIM_WFA_E_OPTION),
+    };
+    let form = match o.span {
+        SEQSHIM_WFA_SPAN_END_TO_END => AlignmentForm::END_TO_END,
+        SEQSHIM_WFA_SPAN_ENDS_FREE => {
+            let lengths = [
+                o.pattern_begin_free,
+                o.pattern_end_free,
+                o.text_begin_free,
+                o.text_end_free,
+            ];
+            if lengths.iter().any(|&l| l < 0) {
+                return Err(SEQSHIM_WFA_E_OPTION);
+            }
+            AlignmentForm {
+                span: AlignmentSpan::EndsFree,
+                pattern_begin_free: o.pattern_begin_free,
+                pattern_end_free: o.pattern_end_free,
+                text_begin_free: o.text_begin_free,
+                text_end_free: o.text_end_free,
+            }
+        }
+        _ => return Err(SEQSHIM_WFA_E_OPTION),
+    };
+    let scope = match o.scope {
+        SEQSHIM_WFA_SCOPE_SCORE => AlignmentScope::ComputeScore,
+        SEQSHIM_WFA_SCOPE_ALIGNMENT => AlignmentScope::ComputeAlignment,
+        _ => return Err(SEQSHIM_WFA_E_OPTION),
+    };
+    let steps = o.steps_between_cutoffs;
+    let heuristic = match o.heuristic {
+        SEQSHIM_WFA_HEURISTIC_NONE => Heuristic::none(),
+        SEQSHIM_WFA_HEURISTIC_WFADAPTIVE => {
+            Heuristic::wfadaptive(o.min_wavefront_length, o.max_distance_threshold, steps)
+        }
+        SEQSHIM_WFA_HEURISTIC_WFMASH => {
+            Heuristic::wfmash(o.min_wavefront_length, o.max_distance_threshold, steps)
+        }
+        SEQSHIM_WFA_HEURISTIC_XDROP => Heuristic::xdrop(o.drop, steps),
+        SEQSHIM_WFA_HEURISTIC_ZDROP => Heuristic::zdrop(o.drop, steps),
+        SEQSHIM_WFA_HEURISTIC_BANDED_STATIC => Heuristic::banded_static(o.band_min_k, o.band_max_k),
+        SEQSHIM_WFA_HEURISTIC_BANDED_ADAPTIVE => {
+            Heuristic::banded_adaptive(o.band_min_k, o.band_max_k, steps)
+        }
+        _ => return Err(SEQSHIM_WFA_E_OPTION),
+    };
+    let memory_mode = match o.memory_mode {
+        SEQSHIM_WFA_MEMORY_HIGH => MemoryMode::High,
+        SEQSHIM_WFA_MEMORY_MED => MemoryMode::Med,
+        SEQSHIM_WFA_MEMORY_LOW => MemoryMode::Low,
+        // BiWFA's CIGARs and scores follow rules of their own in
+        // `wavefront_align`; a batch offers the unidirectional modes only.
+        _ => return Err(SEQSHIM_WFA_E_OPTION),
+    };
+    if o.max_alignment_score < 1 || o.device < SEQSHIM_WFA_DEVICE_ANY {
+        return Err(SEQSHIM_WFA_E_OPTION);
+    }
+    Ok(AlignerAttributes {
+        penalties,
+        scope,
+        form,
+        memory_mode,
+        heuristic,
+        max_alignment_score: o.max_alignment_score,
+    })
+}
+
+fn status_of_error(e: &WfaError) -> seqshim_wfa_status_t {
+    match e {
+        WfaError::InvalidPenalties(_) => SEQSHIM_WFA_E_PENALTIES,
+        WfaError::EndsFreeTooLarge => SEQSHIM_WFA_E_LENGTH,
+        _ => SEQSHIM_WFA_E_OPTION,
+    }
+}
+
+/// Fills `options` with WFA2-lib's defaults: gap-affine (0, 4, 6, 2), end
+/// to end, full CIGAR, wf-adaptive (10, 50, 1), high memory, no score limit,
+/// and `SEQSHIM_WFA_DEVICE_ANY`. Returns `SEQSHIM_WFA_E_ARG` for null.
+///
+/// # Safety
+/// `options` must be null or writable.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn seqshim_wfa_options_default(
+    options: *mut seqshim_wfa_options_t,
+) -> seqshim_wfa_status_t {
+    ffi_guard!(SEQSHIM_WFA_E_INTERNAL, {
+        // SAFETY: null or writable per the contract.
+        let Some(o) = (unsafe { options.as_mut() }) else {
+            return SEQSHIM_WFA_E_ARG;
+        };
+        *o = options_default();
+        SEQSHIM_WFA_OK
+    })
+}
+
+/// Creates an empty batch with these options and stores it in `*out`
+/// (left untouched on failure). `expected_pairs` reserves room (a hint).
+/// Returns `SEQSHIM_WFA_OK`, `_E_ARG`, `_E_OPTION` or `_E_PENALTIES`, each
+/// failure with one warning line saying what is wrong.
+///
+/// # Safety
+/// `options` must be null or point to a `seqshim_wfa_options_t`; `out` null
+/// or writable. Free the batch with `seqshim_wfa_batch_destroy`. A batch
+/// may be used by one thread at a time; different batches by any threads
+/// at once.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn seqshim_wfa_batch_create(
+    options: *const seqshim_wfa_options_t,
+    expected_pairs: usize,
+    out: *mut *mut seqshim_wfa_batch_t,
+) -> seqshim_wfa_status_t {
+    ffi_guard!(SEQSHIM_WFA_E_INTERNAL, {
+        // SAFETY: null or valid per the contract.
+        let (Some(o), false) = (unsafe { options.as_ref() }, out.is_null()) else {
+            return SEQSHIM_WFA_E_ARG;
+        };
+        let attributes = match attributes_of(o) {
+            Ok(a) => a,
+            Err(status) => {
+                crate::log_warn!("seqshim_wfa_batch_create: unknown or out-of-range option: {o:?}");
+                return status;
+            }
+        };
+        let batch = match Batch::new(attributes, o.device != SEQSHIM_WFA_DEVICE_CPU) {
+            Ok(b) => b,
+            Err(e) => {
+                crate::log_warn!("seqshim_wfa_batch_create: {e:?}");
+                return status_of_error(&e);
+            }
+        };
+        let mut b = Box::new(seqshim_wfa_batch_t {
+            batch,
+            borrowed: Vec::new(),
+        });
+        // A hint only: a wild value must not become an allocation the
+        // process cannot survive.
+        b.borrowed.reserve(expected_pairs.min(1 << 16));
+        // SAFETY: writable per the contract.
+        unsafe { *out = Box::into_raw(b) };
+        SEQSHIM_WFA_OK
+    })
+}
+
+/// Checks one pair's arguments; the lengths as `usize`.
+fn check_pair(
+    b: &seqshim_wfa_batch_t,
+    pattern: *const c_char,
+    pattern_len: i32,
+    text: *const c_char,
+    text_len: i32,
+) -> Result<(usize, usize), seqshim_wfa_status_t> {
+    if pattern_len < 0 || text_len < 0 {
+        return Err(SEQSHIM_WFA_E_LENGTH);
+    }
+    if (pattern.is_null() && pattern_len > 0) || (text.is_null() && text_len > 0) {
+        return Err(SEQSHIM_WFA_E_ARG);
+    }
+    let (p, t) = (pattern_len as usize, text_len as usize);
+    b.batch
+        .check_lengths(p, t)
+        .map_err(|_| SEQSHIM_WFA_E_LENGTH)?;
+    Ok((p, t))
+}
+
+fn set_index(out_index: *mut usize, index: usize) {
+    // SAFETY: null or writable per the callers' contracts.
+    if let Some(out) = unsafe { out_index.as_mut() } {
+        *out = index;
+    }
+}
+
+/// Copies a pair into the batch and writes its index (0, 1, ... in order of
+/// addition, borrowed pairs included) to `out_index` when not null. A null
+/// sequence with length 0 is empty. Returns `SEQSHIM_WFA_OK`, `_E_ARG` or
+/// `_E_LENGTH` (the pair is then not added).
+///
+/// # Safety
+/// `b` null or a live batch; each sequence readable for its length;
+/// `out_index` null or writable.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn seqshim_wfa_batch_add(
+    b: *mut seqshim_wfa_batch_t,
+    pattern: *const c_char,
+    pattern_len: i32,
+    text: *const c_char,
+    text_len: i32,
+    out_index: *mut usize,
+) -> seqshim_wfa_status_t {
+    ffi_guard!(SEQSHIM_WFA_E_INTERNAL, {
+        // SAFETY: null or a live batch per the contract.
+        let Some(b) = (unsafe { b.as_mut() }) else {
+            return SEQSHIM_WFA_E_ARG;
+        };
+        let (p, t) = match check_pair(b, pattern, pattern_len, text, text_len) {
+            Ok(lengths) => lengths,
+            Err(status) => return status,
+        };
+        // SAFETY: readable for their lengths per the contract.
+        let (Some(ps), Some(ts)) = (unsafe {
+            (
+                super::guard::bytes(pattern.cast(), p),
+                super::guard::bytes(text.cast(), t),
+            )
+        }) else {
+            return SEQSHIM_WFA_E_ARG;
+        };
+        let index = b.batch.add(ps, ts);
+        set_index(out_index, index);
+        SEQSHIM_WFA_OK
+    })
+}
+
+/// Adds a pair without copying it: the batch keeps the two pointers and
+/// reads the sequences during `seqshim_wfa_batch_run`. Otherwise as
+/// `seqshim_wfa_batch_add`.
+///
+/// # Safety
+/// As `seqshim_wfa_batch_add`, and the caller's memory must stay valid and
+/// unchanged until `seqshim_wfa_batch_run` has returned (or until the batch
+/// is reset or destroyed, if it never runs).
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn seqshim_wfa_batch_add_borrowed(
+    b: *mut seqshim_wfa_batch_t,
+    pattern: *const c_char,
+    pattern_len: i32,
+    text: *const c_char,
+    text_len: i32,
+    out_index: *mut usize,
+) -> seqshim_wfa_status_t {
+    ffi_guard!(SEQSHIM_WFA_E_INTERNAL, {
+        // SAFETY: null or a live batch per the contract.
+        let Some(b) = (unsafe { b.as_mut() }) else {
+            return SEQSHIM_WFA_E_ARG;
+        };
+        let (p, t) = match check_pair(b, pattern, pattern_len, text, text_len) {
+            Ok(lengths) => lengths,
+            Err(status) => return status,
+        };
+        let slot = b.batch.reserve();
+        b.borrowed.push(Borrowed {
+            slot,
+            pattern: pattern.cast(),
+            pattern_len: p,
+            text: text.cast(),
+            text_len: t,
+        });
+        set_index(out_index, slot);
+        SEQSHIM_WFA_OK
+    })
+}
+
+/// Aligns every pair added since the last run: pairs a GPU can align
+/// exactly go to the GPUs while the CPU pool aligns the others (all of
+/// them with `SEQSHIM_WFA_DEVICE_CPU` or without a GPU). Returns
+/// `SEQSHIM_WFA_OK` (per-pair outcomes come from `seqshim_wfa_batch_result`)
+/// or `_E_ARG` for null. With `SEQSHIM_LOG=info` it logs one line before
+/// and one after.
+///
+/// # Safety
+/// `b` must be null or a live batch, not used by another thread meanwhile;
+/// borrowed pairs must still be valid.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn seqshim_wfa_batch_run(
+    b: *mut seqshim_wfa_batch_t,
+) -> seqshim_wfa_status_t {
+    ffi_guard!(SEQSHIM_WFA_E_INTERNAL, {
+        // SAFETY: null or a live batch per the contract.
+        let Some(b) = (unsafe { b.as_mut() }) else {
+            return SEQSHIM_WFA_E_ARG;
+        };
+        for pending in std::mem::take(&mut b.borrowed) {
+            let Borrowed {
+                slot,
+                pattern,
+                pattern_len,
+                text,
+                text_len,
+            } = pending;
+            // SAFETY: checked non-null (or empty) at add time and, per the
+            // contract of seqshim_wfa_batch_add_borrowed, still readable.
+            let (Some(p), Some(t)) = (unsafe {
+                (
+                    super::guard::bytes(pattern, pattern_len),
+                    super::guard::bytes(text, text_len),
+                )
+            }) else {
+                return SEQSHIM_WFA_E_ARG;
+            };
+            b.batch.fill(slot, p, t);
+        }
+        b.batch.run();
+        SEQSHIM_WFA_OK
+    })
+}
+
+fn result_of<'a>(
+    b: *const seqshim_wfa_batch_t,
+    index: usize,
+) -> Result<&'a PairResult, seqshim_wfa_status_t> {
+    // SAFETY: null or a live batch per the callers' contracts; the result
+    // lives as long as the batch, which the callers' borrows do not outlive.
+    let Some(b) = (unsafe { b.as_ref() }) else {
+        return Err(SEQSHIM_WFA_E_ARG);
+    };
+    match b.batch.slot(index) {
+        None => Err(SEQSHIM_WFA_E_INDEX),
+        Some(Slot::Pending) => Err(SEQSHIM_WFA_E_NOT_RUN),
+        Some(Slot::Failed(_)) => Err(SEQSHIM_WFA_E_DEVICE),
+        Some(Slot::Done(r)) => Ok(r),
+    }
+}
+
+/// The outcome of pair `index`: its WFA2 status (`wavefront_align`'s return
+/// value: 0 done, −1 unfeasible or refused, −2 maximum score reached) in
+/// `status` and `cigar->score` in `score` (each optional). Returns
+/// `SEQSHIM_WFA_OK`, `_E_REFUSED` (status −1 written), `_E_NOT_RUN`,
+/// `_E_DEVICE`, `_E_INDEX` or `_E_ARG`; the outputs are written only with
+/// OK and REFUSED.
+///
+/// # Safety
+/// `b` null or a live batch; `status` and `score` null or writable.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn seqshim_wfa_batch_result(
+    b: *const seqshim_wfa_batch_t,
+    index: usize,
+    status: *mut i32,
+    score: *mut i32,
+) -> seqshim_wfa_status_t {
+    ffi_guard!(SEQSHIM_WFA_E_INTERNAL, {
+        let r = match result_of(b, index) {
+            Ok(r) => r,
+            Err(e) => return e,
+        };
+        // SAFETY: non-null after result_of.
+        let attributes = unsafe { &*b }.batch.attributes();
+        // SAFETY: null or writable per the contract.
+        unsafe {
+            if let Some(s) = status.as_mut() {
+                *s = batch::status_code(r);
+            }
+            if let Some(s) = score.as_mut() {
+                *s = batch::client_score(attributes, r);
+            }
+        }
+        if r.outcome.is_err() {
+            SEQSHIM_WFA_E_REFUSED
+        } else {
+            SEQSHIM_WFA_OK
+        }
+    })
+}
+
+/// The CIGAR of pair `index` in WFA2-lib's form, one letter per operation
+/// (`M` match, `X` mismatch, `I` insertion, `D` deletion; what
+/// `cigar->operations[begin_offset..end_offset)` holds after
+/// `wavefront_align`), not NUL-terminated: `*operations` points into the
+/// batch (valid until it is reset or destroyed) and `*length` gets the
+/// count (0 for score-only). Returns as `seqshim_wfa_batch_result`; the
+/// outputs are written only with `SEQSHIM_WFA_OK`.
+///
+/// # Safety
+/// `b` null or a live batch; `operations` and `length` null or writable.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn seqshim_wfa_batch_cigar(
+    b: *const seqshim_wfa_batch_t,
+    index: usize,
+    operations: *mut *const c_char,
+    length: *mut usize,
+) -> seqshim_wfa_status_t {
+    ffi_guard!(SEQSHIM_WFA_E_INTERNAL, {
+        if operations.is_null() || length.is_null() {
+            return SEQSHIM_WFA_E_ARG;
+        }
+        let r = match result_of(b, index) {
+            Ok(r) if r.outcome.is_err() => return SEQSHIM_WFA_E_REFUSED,
+            Ok(r) => r,
+            Err(e) => return e,
+        };
+        // SAFETY: both writable per the contract.
+        unsafe {
+            *operations = if r.operations.is_empty() {
+                c"".as_ptr()
+            } else {
+                r.operations.as_ptr().cast()
+            };
+            *length = r.operations.len();
+        }
+        SEQSHIM_WFA_OK
+    })
+}
+
+/// The CIGAR of pair `index` as a SAM-style run-length string
+/// (`3M1X2I1D...`; WFA2's letters are kept, so `M` counts matches only and
+/// `X` mismatches), NUL-terminated, into `buffer` of `capacity` bytes. `needed` (optional)
+/// gets the size including the NUL. A buffer too small (or null with
+/// capacity 0, to ask the size) gets nothing and returns
+/// `SEQSHIM_WFA_E_BUFFER`. Other returns as `seqshim_wfa_batch_result`.
+///
+/// # Safety
+/// `b` null or a live batch; `buffer` null or writable for `capacity`
+/// bytes; `needed` null or writable.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn seqshim_wfa_batch_cigar_sam(
+    b: *const seqshim_wfa_batch_t,
+    index: usize,
+    buffer: *mut c_char,
+    capacity: usize,
+    needed: *mut usize,
+) -> seqshim_wfa_status_t {
+    ffi_guard!(SEQSHIM_WFA_E_INTERNAL, {
+        let r = match result_of(b, index) {
+            Ok(r) if r.outcome.is_err() => return SEQSHIM_WFA_E_REFUSED,
+            Ok(r) => r,
+            Err(e) => return e,
+        };
+        let text = batch::sam_cigar(&r.operations);
+        let size = text.len() + 1;
+        set_index(needed, size);
+        if buffer.is_null() || capacity < size {
+            return if buffer.is_null() && capacity > 0 {
+                SEQSHIM_WFA_E_ARG
+            } else {
+                SEQSHIM_WFA_E_BUFFER
+            };
+        }
+        // SAFETY: writable for `capacity` ≥ `size` bytes per the contract.
+        let Some(out) = (unsafe { super::guard::bytes_mut(buffer.cast(), size) }) else {
+            return SEQSHIM_WFA_E_ARG;
+        };
+        out[..text.len()].copy_from_slice(text.as_bytes());
+        out[text.len()] = 0;
+        SEQSHIM_WFA_OK
+    })
+}
+
+/// Pairs in the batch (0 for null).
+///
+/// # Safety
+/// `b` null or a live batch.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn seqshim_wfa_batch_size(b: *const seqshim_wfa_batch_t) -> usize {
+    ffi_guard!(0, {
+        // SAFETY: null or a live batch per the contract.
+        unsafe { b.as_ref() }.map_or(0, |b| b.batch.len())
+    })
+}
+
+/// Where the last run sent its pairs: `to_gpu` pairs offered to the GPUs
+/// (a GPU may still hand some back to the CPU, which aligns them the same),
+/// `to_cpu` aligned by the CPU pool. Both optional. Returns `SEQSHIM_WFA_OK`
+/// or `_E_ARG`.
+///
+/// # Safety
+/// `b` null or a live batch; the outputs null or writable.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn seqshim_wfa_batch_routing(
+    b: *const seqshim_wfa_batch_t,
+    to_gpu: *mut usize,
+    to_cpu: *mut usize,
+) -> seqshim_wfa_status_t {
+    ffi_guard!(SEQSHIM_WFA_E_INTERNAL, {
+        // SAFETY: null or a live batch per the contract.
+        let Some(b) = (unsafe { b.as_ref() }) else {
+            return SEQSHIM_WFA_E_ARG;
+        };
+        let last = b.batch.last_run();
+        set_index(to_gpu, last.to_devices);
+        set_index(to_cpu, last.to_cpu);
+        SEQSHIM_WFA_OK
+    })
+}
+
+/// Removes every pair and result (borrowed pairs are forgotten); the
+/// options stay. Returns `SEQSHIM_WFA_OK` or `_E_ARG`.
+///
+/// # Safety
+/// `b` null or a live batch; pointers from `seqshim_wfa_batch_cigar` are
+/// invalid afterwards.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn seqshim_wfa_batch_reset(
+    b: *mut seqshim_wfa_batch_t,
+) -> seqshim_wfa_status_t {
+    ffi_guard!(SEQSHIM_WFA_E_INTERNAL, {
+        // SAFETY: null or a live batch per the contract.
+        let Some(b) = (unsafe { b.as_mut() }) else {
+            return SEQSHIM_WFA_E_ARG;
+        };
+        b.batch.reset();
+        b.borrowed = Vec::new();
+        SEQSHIM_WFA_OK
+    })
+}
+
+/// Frees a batch (null is ignored).
+///
+/// # Safety
+/// `b` null or a live batch, not used afterwards.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn seqshim_wfa_batch_destroy(b: *mut seqshim_wfa_batch_t) {
+    ffi_guard!((), {
+        if !b.is_null() {
+            // SAFETY: a batch from seqshim_wfa_batch_create, freed once.
+            drop(unsafe { Box::from_raw(b) });
+        }
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::ptr;
+
+    /// Through the unit-test build's emulated device (device jobs, rescued
+    /// jobs and CPU jobs in one run): every pair equals `wavefront_align`
+    /// on one aligner of the same attributes.
+    #[test]
+    fn batch_equals_wavefront_align_with_a_device() {
+        use crate::ffi::wfa2::aligner::{
+            wavefront_align, wavefront_aligner_delete, wavefront_aligner_new,
+        };
+        use crate::ffi::wfa2::types::{ATTR_DEFAULT, COMPUTE_SCORE};
+        let _turn = crate::wfa::job::emulated::take_turn();
+        let mut state = 0x5eed_u64;
+        let mut next = move || {
+            state = state
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            (state >> 33) as usize
+        };
+        let pairs: Vec<(Vec<u8>, Vec<u8>)> = (0..240)
+            .map(|i| {
+                let len = if i % 8 == 0 {
+                    1_400 + next() % 1_400
+                } else {
+                    next() % 400
+                };
+                let p: Vec<u8> = (0..len).map(|_| b"ACGT"[next() % 4]).collect();
+                let t: Vec<u8> = p
+                    .iter()
+                    .filter_map(|&c| match next() % 25 {
+                        0 => None,
+                        1 => Some(b"ACGT"[next() % 4]),
+                        _ => Some(c),
+                    })
+                    .collect();
+                (p, t)
+            })
+            .collect();
+        for (heuristic, scope) in [
+            (
+                SEQSHIM_WFA_HEURISTIC_WFADAPTIVE,
+                SEQSHIM_WFA_SCOPE_ALIGNMENT,
+            ),
+            (SEQSHIM_WFA_HEURISTIC_NONE, SEQSHIM_WFA_SCOPE_ALIGNMENT),
+            (SEQSHIM_WFA_HEURISTIC_NONE, SEQSHIM_WFA_SCOPE_SCORE),
+        ] {
+            let mut o = options_default();
+            o.heuristic = heuristic;
+            o.scope = scope;
+            let mut attr = ATTR_DEFAULT;
+            if heuristic == SEQSHIM_WFA_HEURISTIC_NONE {
+                attr.heuristic.strategy = 0;
+            }
+            if scope == SEQSHIM_WFA_SCOPE_SCORE {
+                attr.alignment_scope = COMPUTE_SCORE;
+            }
+            let mut b = ptr::null_mut();
+            // SAFETY: valid pointers throughout; everything is freed below.
+            unsafe {
+                assert_eq!(seqshim_wfa_batch_create(&o, 0, &mut b), SEQSHIM_WFA_OK);
+                for (i, (p, t)) in pairs.iter().enumerate() {
+                    let add = if i % 2 == 0 {
+                        seqshim_wfa_batch_add
+                    } else {
+                        seqshim_wfa_batch_add_borrowed
+                    };
+                    let rc = add(
+                        b,
+                        p.as_ptr().cast(),
+                        p.len() as i32,
+                        t.as_ptr().cast(),
+                        t.len() as i32,
+                        ptr::null_mut(),
+                    );
+                    assert_eq!(rc, SEQSHIM_WFA_OK);
+                }
+                assert_eq!(seqshim_wfa_batch_run(b), SEQSHIM_WFA_OK);
+                let (mut to_gpu, mut to_cpu) = (0, 0);
+                seqshim_wfa_batch_routing(b, &mut to_gpu, &mut to_cpu);
+                assert!(to_gpu > 0 && to_cpu > 0, "{to_gpu} / {to_cpu}");
+                let wf = wavefront_aligner_new(&mut attr);
+                for (i, (p, t)) in pairs.iter().enumerate() {
+                    let want = wavefront_align(
+                        wf,
+                        p.as_ptr().cast(),
+                        p.len() as i32,
+                        t.as_ptr().cast(),
+                        t.len() as i32,
+                    );
+                    let c = &*(*wf).cigar;
+                    let (mut status, mut score) = (7, 7);
+                    assert_eq!(
+                        seqshim_wfa_batch_result(b, i, &mut status, &mut score),
+                        SEQSHIM_WFA_OK
+                    );
+                    assert_eq!((status, score), (want, c.score), "pair {i}");
+                    let (mut ops, mut len) = (ptr::null(), 0);
+                    seqshim_wfa_batch_cigar(b, i, &mut ops, &mut len);
+                    let got = std::slice::from_raw_parts(ops.cast::<u8>(), len);
+                    let n = (c.end_offset - c.begin_offset) as usize;
+                    let expected = std::slice::from_raw_parts(
+                        c.operations.add(c.begin_offset as usize).cast::<u8>(),
+                        n,
+                    );
+                    assert_eq!(got, expected, "pair {i}");
+                }
+                wavefront_aligner_delete(wf);
+                seqshim_wfa_batch_destroy(b);
+            }
+        }
+    }
+
+    #[test]
+    fn defaults_are_wfa2_defaults() {
+        assert_eq!(
+            attributes_of(&options_default()).unwrap(),
+            AlignerAttributes::default()
+        );
+    }
+
+    #[test]
+    fn bad_options_are_refused_with_their_code() {
+        let mut out = ptr::null_mut();
+        let check = |edit: &dyn Fn(&mut seqshim_wfa_options_t), want: seqshim_wfa_status_t| {
+            let mut o = options_default();
+            edit(&mut o);
+            let mut out = ptr::null_mut();
+            // SAFETY: valid pointers.
+            let got = unsafe { seqshim_wfa_batch_create(&o, 0, &mut out) };
+            assert_eq!(got, want, "{o:?}");
+            assert!(out.is_null());
+        };
+        check(&|o| o.metric = 9, SEQSHIM_WFA_E_OPTION);
+        check(&|o| o.span = 2, SEQSHIM_WFA_E_OPTION);
+        check(&|o| o.scope = -1, SEQSHIM_WFA_E_OPTION);
+        check(&|o| o.heuristic = 42, SEQSHIM_WFA_E_OPTION);
+        check(&|o| o.memory_mode = 4, SEQSHIM_WFA_E_OPTION);
+        check(&|o| o.device = -3, SEQSHIM_WFA_E_OPTION);
+        check(&|o| o.max_alignment_score = 0, SEQSHIM_WFA_E_OPTION);
+        check(
+            &|o| {
+                o.span = SEQSHIM_WFA_SPAN_ENDS_FREE;
+                o.text_end_free = -1
+            },
+            SEQSHIM_WFA_E_OPTION,
+        );
+        check(&|o| o.match_score = 1, SEQSHIM_WFA_E_PENALTIES);
+        check(&|o| o.mismatch = 0, SEQSHIM_WFA_E_PENALTIES);
+        check(
+            &|o| {
+                o.metric = SEQSHIM_WFA_METRIC_EDIT;
+                o.heuristic = SEQSHIM_WFA_HEURISTIC_XDROP
+            },
+            SEQSHIM_WFA_E_OPTION,
+        );
+        check(
+            &|o| {
+                o.memory_mode = SEQSHIM_WFA_MEMORY_ULTRALOW;
+            },
+            SEQSHIM_WFA_E_OPTION,
+        );
+        // SAFETY: null pointers are the point.
+        unsafe {
+            assert_eq!(
+                seqshim_wfa_batch_create(ptr::null(), 0, &mut out),
+                SEQSHIM_WFA_E_ARG
+            );
+            let o = options_default();
+            assert_eq!(
+                seqshim_wfa_batch_create(&o, 0, ptr::null_mut()),
+                SEQSHIM_WFA_E_ARG
+            );
+            assert_eq!(
+                seqshim_wfa_options_default(ptr::null_mut()),
+                SEQSHIM_WFA_E_ARG
+            );
+        }
+    }
+}

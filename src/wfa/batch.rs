@@ -1,0 +1,418 @@
+//! Many pairs, one configuration: routes each pair to a device or the CPU
+//! pool, cuts them into jobs and runs everything at once through the
+//! process-wide WFA scheduler. The C batch API is a thin layer over this.
+
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use super::job::{self, PairResult, PairSet, WfaJob};
+use super::{
+    AlignStatus, Aligner, AlignerAttributes, AlignmentScope, AlignmentSpan, MemoryMode, WfaError,
+};
+use crate::engine::scheduler::ScheduleError;
+
+/// Device jobs are large: a device batch is a handful of jobs, and the pairs
+/// of one job are packed and launched together.
+const DEVICE_JOB_PAIRS: usize = 4_096;
+const DEVICE_JOB_BASES: u64 = 8 << 20;
+/// CPU jobs are small enough that the pool balances its threads.
+const CPU_JOB_PAIRS: usize = 256;
+const CPU_JOB_BASES: u64 = 1 << 20;
+/// The longest pair: its CIGAR (2·(p+t) operations) must fit an `int`.
+pub const MAX_PAIR_BASES: usize = (i32::MAX / 2) as usize;
+
+/// Where a pair stands.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Slot {
+    /// Added, not run yet.
+    Pending,
+    Done(PairResult),
+    /// A device could not run it and strict mode forbade the CPU.
+    Failed(String),
+}
+
+/// What one [`Batch::run`] did.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct RunSummary {
+    pub pairs: usize,
+    /// Pairs offered to the devices (a device may still hand some back to
+    /// the CPU).
+    pub to_devices: usize,
+    pub to_cpu: usize,
+    pub failed: usize,
+    pub elapsed: Duration,
+}
+
+/// Pairs waiting for the next run, already split by route.
+#[derive(Default)]
+struct Route {
+    set: PairSet,
+    slots: Vec<usize>,
+}
+
+pub struct Batch {
+    attributes: AlignerAttributes,
+    use_devices: bool,
+    slots: Vec<Slot>,
+    device: Route,
+    cpu: Route,
+    last: RunSummary,
+}
+
+impl Batch {
+    /// Checks the configuration as `wavefront_aligner_new` and
+    /// `wavefront_align` would (penalties, BiWFA with ends-free, drops with
+    /// edit/indel). `use_devices: false` keeps every pair on the CPU.
+    pub fn new(attributes: AlignerAttributes, use_devices: bool) -> Result<Batch, WfaError> {
+        Aligner::new(&attributes)?;
+        let f = &attributes.form;
+        let any_free = f.pattern_begin_free > 0
+            || f.pattern_end_free > 0
+            || f.text_begin_free > 0
+            || f.text_end_free > 0;
+        if attributes.memory_mode == MemoryMode::Ultralow && any_free {
+            return Err(WfaError::BiwfaEndsFree);
+        }
+        let drops = attributes.heuristic.strategy
+            & (super::Heuristic::XDROP | super::Heuristic::ZDROP)
+            != 0;
+        if drops
+            && matches!(
+                attributes.penalties,
+                super::Penalties::Edit | super::Penalties::Indel
+            )
+        {
+            return Err(WfaError::DropWithEditOrIndel);
+        }
+        Ok(Batch {
+            attributes,
+            use_devices,
+            slots: Vec::new(),
+            device: Route::default(),
+            cpu: Route::default(),
+            last: RunSummary::default(),
+        })
+    }
+
+    pub fn attributes(&self) -> &AlignerAttributes {
+        &self.attributes
+    }
+
+    /// Whether a pair of these lengths can be aligned with this
+    /// configuration (ends-free lengths no larger than the sequences, CIGAR
+    /// within an `int`).
+    pub fn check_lengths(&self, pattern_len: usize, text_len: usize) -> Result<(), WfaError> {
+        if pattern_len.saturating_add(text_len) > MAX_PAIR_BASES {
+            return Err(WfaError::Unsupported("pair too long"));
+        }
+        let f = &self.attributes.form;
+        let (p, t) = (pattern_len as i64, text_len as i64);
+        if f.span == AlignmentSpan::EndsFree
+            && (i64::from(f.pattern_begin_free) > p
+                || i64::from(f.pattern_end_free) > p
+                || i64::from(f.text_begin_free) > t
+                || i64::from(f.text_end_free) > t)
+        {
+            return Err(WfaError::EndsFreeTooLarge);
+        }
+        Ok(())
+    }
+
+    /// Takes a slot whose sequences come later through [`Batch::fill`].
+    pub fn reserve(&mut self) -> usize {
+        self.slots.push(Slot::Pending);
+        self.slots.len() - 1
+    }
+
+    /// Copies a pair into the batch; returns its index. The caller has
+    /// checked the lengths.
+    pub fn add(&mut self, pattern: &[u8], text: &[u8]) -> usize {
+        let slot = self.reserve();
+        self.fill(slot, pattern, text);
+        slot
+    }
+
+    /// Copies the sequences of a reserved slot.
+    pub fn fill(&mut self, slot: usize, pattern: &[u8], text: &[u8]) {
+        let route = if self.use_devices
+            && job::device_may_take(&self.attributes, pattern.len(), text.len())
+        {
+            &mut self.device
+        } else {
+            &mut self.cpu
+        };
+        route.set.push(pattern, text);
+        route.slots.push(slot);
+    }
+
+    pub fn len(&self) -> usize {
+        self.slots.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.slots.is_empty()
+    }
+
+    pub fn slot(&self, index: usize) -> Option<&Slot> {
+        self.slots.get(index)
+    }
+
+    /// What the last run did.
+    pub fn last_run(&self) -> RunSummary {
+        self.last
+    }
+
+    /// Drops every pair and result; the configuration stays.
+    pub fn reset(&mut self) {
+        self.slots = Vec::new();
+        self.device = Route::default();
+        self.cpu = Route::default();
+        self.last = RunSummary::default();
+    }
+
+    /// Aligns every pair added since the last run: device jobs go to the
+    /// GPU executors while the CPU pool aligns the others.
+    pub fn run(&mut self) -> RunSummary {
+        let started = Instant::now();
+        let device = std::mem::take(&mut self.device);
+        let cpu = std::mem::take(&mut self.cpu);
+        let pairs = device.slots.len() + cpu.slots.len();
+        // Without a live device the "device" pairs are CPU work like the
+        // rest, cut into CPU-sized jobs so that every core gets some.
+        let devices = job::scheduler().has_devices();
+        let to_devices = if devices { device.slots.len() } else { 0 };
+        let mut summary = RunSummary {
+            pairs,
+            to_devices,
+            to_cpu: pairs - to_devices,
+            ..RunSummary::default()
+        };
+        if pairs > 0 {
+            crate::log_info!(
+                "wfa batch: aligning {pairs} pairs ({} offered to {} device(s), {} on the CPU pool)",
+                summary.to_devices,
+                job::scheduler().devices().len(),
+                summary.to_cpu
+            );
+        }
+        let mut jobs = Vec::new();
+        let mut owners: Vec<Arc<Vec<usize>>> = Vec::new();
+        for (route, gpu) in [(device, devices), (cpu, false)] {
+            if route.slots.is_empty() {
+                continue;
+            }
+            let (max_pairs, max_bases) = if gpu {
+                (DEVICE_JOB_PAIRS, DEVICE_JOB_BASES)
+            } else {
+                // At least a few jobs per pool thread, so that a batch of a
+                // few long pairs still spreads over every core.
+                let per_thread = route.slots.len() / (crate::engine::cpu::threads() * 4);
+                (per_thread.clamp(1, CPU_JOB_PAIRS), CPU_JOB_BASES)
+            };
+            let set = Arc::new(route.set);
+            let slots = Arc::new(route.slots);
+            for range in chunks(&set, max_pairs, max_bases) {
+                jobs.push(WfaJob {
+                    attributes: self.attributes,
+                    pairs: set.clone(),
+                    range,
+                    gpu,
+                });
+                owners.push(slots.clone());
+            }
+        }
+        let ranges: Vec<_> = jobs.iter().map(|j| j.range.clone()).collect();
+        let outputs = job::scheduler().run_all(jobs);
+        for ((output, range), slots) in outputs.into_iter().zip(ranges).zip(owners) {
+            match output {
+                Ok(results) if results.len() == range.len() => {
+                    for (i, result) in range.zip(results) {
+                        self.slots[slots[i]] = Slot::Done(result);
+                    }
+                }
+                failed => {
+                    let why = match failed {
+                        Err(ScheduleError(why)) => why,
+                        Ok(r) => format!("{} results for {} pairs", r.len(), range.len()),
+                    };
+                    summary.failed += range.len();
+                    for i in range {
+                        self.slots[slots[i]] = Slot::Failed(why.clone());
+                    }
+                }
+            }
+        }
+        summary.elapsed = started.elapsed();
+        if pairs > 0 {
+            let secs = summary.elapsed.as_secs_f64();
+            crate::log_info!(
+                "wfa batch: {pairs} pairs in {:.3} s ({:.0} alignments/s), {} failed",
+                secs,
+                pairs as f64 / secs.max(1e-9),
+                summary.failed
+            );
+        }
+        self.last = summary;
+        summary
+    }
+}
+
+/// Cuts `0..set.len()` into ranges of at most `max_pairs` pairs and about
+/// `max_bases` bases (a longer pair gets a range of its own).
+fn chunks(set: &PairSet, max_pairs: usize, max_bases: u64) -> Vec<std::ops::Range<usize>> {
+    let mut out = Vec::new();
+    let mut start = 0;
+    let mut bases = 0u64;
+    for (i, s) in set.spans.iter().enumerate() {
+        let b = (s.pattern_len + s.text_len) as u64;
+        if i > start && (i - start >= max_pairs || bases + b > max_bases) {
+            out.push(start..i);
+            start = i;
+            bases = 0;
+        }
+        bases += b;
+    }
+    if start < set.len() {
+        out.push(start..set.len());
+    }
+    out
+}
+
+/// The status a result reports to C callers, `wavefront_align`'s return
+/// value: a refused configuration is -1.
+pub fn status_code(result: &PairResult) -> i32 {
+    match result.outcome {
+        Ok(status) => status.code(),
+        Err(_) => AlignStatus::Unfeasible.code(),
+    }
+}
+
+/// The score a result reports to C callers: `cigar->score`, except that
+/// where `wavefront_align` leaves the previous alignment's score (a refused
+/// pair, a score-only alignment that did not finish), a batch reports
+/// `INT32_MIN`, what an aligner that aligned only this pair would hold.
+pub fn client_score(attributes: &AlignerAttributes, result: &PairResult) -> i32 {
+    match result.outcome {
+        Ok(AlignStatus::Successful) => result.score,
+        Ok(_) if attributes.scope == AlignmentScope::ComputeAlignment => result.score,
+        _ => i32::MIN,
+    }
+}
+
+/// `3M1X2I`-style run-length form of WFA2 operations.
+pub fn sam_cigar(operations: &[u8]) -> String {
+    let mut out = String::new();
+    let mut i = 0;
+    while i < operations.len() {
+        let op = operations[i];
+        let mut n = 1;
+        while i + n < operations.len() && operations[i + n] == op {
+            n += 1;
+        }
+        out.push_str(&n.to_string());
+        out.push(op as char);
+        i += n;
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::wfa::{AlignmentForm, Heuristic};
+
+    fn random_pairs(n: usize, seed: u64) -> Vec<(Vec<u8>, Vec<u8>)> {
+        let mut state = seed;
+        let mut next = move || {
+            state = state
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            (state >> 33) as usize
+        };
+        (0..n)
+            .map(|_| {
+                let len = next() % 2_500;
+                let p: Vec<u8> = (0..len).map(|_| b"ACGT"[next() % 4]).collect();
+                let mut t = Vec::new();
+                for &c in &p {
+                    match next() % 20 {
+                        0 => t.push(b"ACGT"[next() % 4]),
+                        1 => {}
+                        2 => {
+                            t.push(c);
+                            t.push(b"ACGT"[next() % 4]);
+                        }
+                        _ => t.push(c),
+                    }
+                }
+                (p, t)
+            })
+            .collect()
+    }
+
+    #[test]
+    fn sam_form() {
+        assert_eq!(sam_cigar(b"MMMXIIDM"), "3M1X2I1D1M");
+        assert_eq!(sam_cigar(b""), "");
+    }
+
+    #[test]
+    fn chunking_covers_every_pair_once() {
+        let mut set = PairSet::default();
+        for i in 0..1_000 {
+            set.push(&vec![b'A'; i % 37], &vec![b'C'; i % 11]);
+        }
+        let ranges = chunks(&set, 64, 500);
+        let mut next = 0;
+        for r in &ranges {
+            assert_eq!(r.start, next);
+            assert!(r.len() <= 64 && !r.is_empty());
+            next = r.end;
+        }
+        assert_eq!(next, 1_000);
+    }
+
+    /// Through the emulated device of the unit-test build: device jobs,
+    /// rescued jobs and CPU jobs all equal a fresh aligner per pair.
+    #[test]
+    fn batch_equals_one_aligner_per_pair() {
+        let _turn = job::emulated::take_turn();
+        let pairs = random_pairs(300, 7);
+        for (scope, heuristic) in [
+            (AlignmentScope::ComputeAlignment, Heuristic::none()),
+            (
+                AlignmentScope::ComputeScore,
+                Heuristic::wfadaptive(10, 50, 1),
+            ),
+        ] {
+            let attributes = AlignerAttributes {
+                scope,
+                heuristic,
+                form: AlignmentForm::END_TO_END,
+                ..AlignerAttributes::default()
+            };
+            let mut batch = Batch::new(attributes, true).unwrap();
+            for (p, t) in &pairs {
+                batch.add(p, t);
+            }
+            let summary = batch.run();
+            assert_eq!(summary.pairs, pairs.len());
+            assert!(summary.to_devices > 0 && summary.to_cpu > 0, "{summary:?}");
+            for (i, (p, t)) in pairs.iter().enumerate() {
+                let mut reference = Aligner::new(&attributes).unwrap();
+                let outcome = reference.align(p, t);
+                let want = PairResult::from_aligner(&reference, outcome);
+                let Some(Slot::Done(got)) = batch.slot(i) else {
+                    panic!("pair {i} has no result");
+                };
+                assert_eq!(status_code(got), status_code(&want), "pair {i}");
+                assert_eq!(
+                    client_score(&attributes, got),
+                    client_score(&attributes, &want),
+                    "pair {i}"
+                );
+                assert_eq!(got.operations, want.operations, "pair {i}");
+            }
+        }
+    }
+}
