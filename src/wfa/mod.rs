@@ -4,6 +4,7 @@
 //! onto them one to one, but nothing here depends on that layer.
 
 mod cpu;
+pub mod gpu;
 mod heuristic;
 pub mod job;
 mod penalties;
