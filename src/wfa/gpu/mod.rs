@@ -54,6 +54,9 @@
 mod model;
 pub mod plan;
 pub mod replay;
+mod runner;
+
+pub use runner::{COUNTERS, Counters, SOURCE as KERNEL, WfaRunner, counters};
 
 #[cfg(test)]
 mod tests;
