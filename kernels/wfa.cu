@@ -8,7 +8,7 @@
 //
 // Per worker: a ring of the last `scope` wavefronts (M, I, D offsets), in
 // shared memory when the launch gives it room, else in the worker's global
-// slice; for full alignment also one backtrace code byte per computed cell
+// slice; for full alignment also a 4-bit backtrace code per computed cell
 // and a per-score table locating them. Codes: bits 0-1 the source the CPU
 // backtrace picks in M (0 none, 1 mismatch, 2 insertion, 3 deletion; among
 // equal offsets mismatch, then deletion, then insertion), bit 2 insertion
@@ -120,7 +120,7 @@ __device__ __forceinline__ int wfa_best(int k, int o, int plen, int tlen) {
 
 // One pair; every thread of the block calls it, control flow is uniform.
 __device__ void wfa_align_pair(const WfaParams& p, unsigned char* base, const WfaPair& d,
-                               WfaRing& r, int4* __restrict__ table, u8* __restrict__ codes,
+                               WfaRing& r, int4* __restrict__ table, u32* __restrict__ codes,
                                int max_scores, long long code_budget) {
     WfaShared* sh = r.sh;
     const int tid = threadIdx.x, nt = blockDim.x;
@@ -290,12 +290,15 @@ __device__ void wfa_align_pair(const WfaParams& p, unsigned char* base, const Wf
                 chi = max(chi, b - 1);
             }
         }
-        long long code_base = code_used;
+        // Codes are 4-bit cells, 8 per word; each score starts a new word so
+        // that its words can be cleared without touching older scores.
+        const long long code_base = (code_used + 7) & ~7LL;
         if (full) {
             const long long n = chi >= clo ? (long long)(chi - clo + 1) : 0;
-            if (code_used + n > code_budget) break;
-            code_used += n;
+            if (code_base + n > code_budget) break;
+            code_used = code_base + n;
             if (tid == 0) table[score] = make_int4(clo, chi, (int)(code_base & 0x7fffffff), (int)(code_base >> 31));
+            for (long long w = (code_base >> 3) + tid; w < ((code_used + 7) >> 3); w += nt) codes[w] = 0u;
         }
         if (tid == 0) {
             for (int c = 0; c < 3; ++c) {
@@ -347,7 +350,10 @@ __device__ void wfa_align_pair(const WfaParams& p, unsigned char* base, const Wf
                     atomicMax(&sh->last[WFA_D], k);
                 }
             }
-            if (full) codes[code_base + (k - clo)] = (u8)(src | (iext ? 4u : 0u) | (dext ? 8u : 0u));
+            if (full) {
+                const long long c = code_base + (k - clo);
+                atomicOr(&codes[c >> 3], (src | (iext ? 4u : 0u) | (dext ? 8u : 0u)) << (4 * (c & 7)));
+            }
         }
         __syncthreads();
         if (tid == 0) {
@@ -431,7 +437,8 @@ __device__ void wfa_align_pair(const WfaParams& p, unsigned char* base, const Wf
             const int4 t = table[s];
             if (k < t.x || k > t.y) { ok = false; break; }
             const long long cb = (long long)t.z | ((long long)t.w << 31);
-            const u32 code = codes[cb + (k - t.x)];
+            const long long c = cb + (k - t.x);
+            const u32 code = (codes[c >> 3] >> (4 * (c & 7))) & 15u;
             int tag;
             if (mat == WFA_M) {
                 const u32 src = code & 3u;
@@ -479,7 +486,7 @@ seqshim_wfa_align(unsigned char* base, const WfaParams* __restrict__ params, u32
     r.cells = ring_in_shared ? wfa_dynamic : (i32*)mine;
     r.sh = &sh;
     int4* table = (int4*)(mine + (ring_in_shared ? 0 : ring_bytes));
-    u8* codes = (u8*)(table + max_scores);
+    u32* codes = (u32*)(table + max_scores);
     for (;;) {
         if (threadIdx.x == 0) sh.pair = (int)atomicAdd(counter, 1u);
         __syncthreads();

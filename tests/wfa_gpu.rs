@@ -334,7 +334,12 @@ fn gpu_equals_cpu_on_the_grid() {
 /// counts (1 = 1 M / 100 k / 10 k); the CPU side times a share of them.
 #[test]
 fn gpu_vs_cpu_benchmark() {
+    let t = Instant::now();
     let Some(mut runner) = runner() else { return };
+    eprintln!(
+        "wfa benchmark: runner ready in {:.2} s (kernel load and arena)",
+        t.elapsed().as_secs_f64()
+    );
     let s = scale("WFA_BENCH_SCALE", 1.0);
     let cpu_share = scale("WFA_BENCH_CPU_SHARE", 0.1);
     let mut rng = Rng(0xbe9c);

@@ -164,7 +164,8 @@ pub fn align(
     let full = p.full != 0;
     // Backtrace codes: per score (lo, hi, base) and one byte per diagonal.
     let mut table: Vec<(i32, i32, usize)> = vec![(1, 0, 0); b.max_scores.max(1)];
-    let mut codes: Vec<u8> = Vec::new();
+    let mut codes: Vec<u32> = Vec::new();
+    let mut code_used = 0usize;
 
     // Score 0.
     let (lo0, hi0) = if p.wide_start != 0 {
@@ -322,13 +323,18 @@ pub fn align(
             lo = l;
             hi = h;
         }
-        let base = codes.len();
+        // 4-bit cells, 8 per word, each score from a fresh word.
+        let base = code_used.next_multiple_of(8);
         if full {
             let n = (hi - lo + 1).max(0) as usize;
             if base + n > b.code_budget {
                 return Outcome::Rescue;
             }
-            codes.resize(base + n, 0);
+            code_used = base + n;
+            codes.resize(code_used.div_ceil(8), 0);
+            for w in &mut codes[base / 8..] {
+                *w = 0;
+            }
             table[score as usize] = (lo, hi, base);
         }
         // Which gap components this score stores.
@@ -358,7 +364,8 @@ pub fn align(
                 r.set(C_D, score, k, del);
             }
             if full {
-                codes[base + j] = code;
+                let c = base + j;
+                codes[c / 8] |= u32::from(code) << (4 * (c % 8));
             }
         }
         r.meta[out] = [
@@ -489,7 +496,7 @@ fn edit_prune(r: &mut Ring, s: i32, plen: i32, tlen: i32) {
 fn walk(
     p: &Params,
     table: &[(i32, i32, usize)],
-    codes: &[u8],
+    codes: &[u32],
     end_score: i32,
     end_k: i32,
     offset: i32,
@@ -508,7 +515,8 @@ fn walk(
         if k < lo || k > hi {
             return Outcome::Rescue;
         }
-        let code = codes[base + (k - lo) as usize];
+        let c = base + (k - lo) as usize;
+        let code = ((codes[c / 8] >> (4 * (c % 8))) & 15) as u8;
         let tag = match mat {
             C_M => match code & 3 {
                 1 => TAG_X,

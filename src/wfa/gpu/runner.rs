@@ -32,16 +32,18 @@ const RESULT_HEADER: usize = 32;
 const DESCS_AT: usize = 128;
 const COUNTER_AT: usize = PARAMS_BYTES;
 /// Largest arena (its pinned host twin is as large).
-const MAX_ARENA: usize = 4 << 30;
+const MAX_ARENA: usize = 8 << 30;
 const MIN_ARENA: usize = 256 << 20;
 /// Share of free device memory the arena may take.
 const MEM_FRAC: f64 = 0.5;
 /// Threads a device keeps resident (132 SMs x 2048 on an H100), which sets
 /// how many workers a launch starts.
 const RESIDENT_THREADS: usize = 132 * 2048;
-/// Largest ring kept in shared memory (the default 48 KiB limit, less the
-/// kernel's static shared memory).
-const SHARED_RING_MAX: usize = 40 << 10;
+/// Largest ring kept in shared memory. Rings of up to 40 KiB fit the
+/// default limit, but on an H200 they ran no faster than rings in global
+/// memory (which stay in L1/L2) and cost occupancy, so only small rings
+/// (short pairs with small penalties) go there.
+const SHARED_RING_MAX: usize = 12 << 10;
 
 /// What all runners have done, for reports and tests.
 #[derive(Debug, Default)]
@@ -235,11 +237,15 @@ impl WfaRunner {
     }
 
     fn block_size(max_bases: usize) -> u32 {
+        if let Some(b) = tuning("SEQSHIM_WFA_BLOCK") {
+            return (b as u32).clamp(32, 512).next_power_of_two();
+        }
+        // Measured on an H200: short pairs gain from more, smaller workers;
+        // long ones lose from blocks larger than 128 threads.
         match max_bases {
-            0..=600 => 64,
-            601..=4000 => 128,
-            4001..=16000 => 256,
-            _ => 512,
+            0..=600 => 32,
+            601..=4000 => 64,
+            _ => 128,
         }
     }
 
@@ -294,7 +300,8 @@ impl WfaRunner {
         let workers = chunk.len().min(RESIDENT_THREADS / block as usize).max(1);
         let width = max_bases + 4;
         let ring_bytes = align16(params.scope as usize * 3 * width * 4);
-        let ring_in_shared = ring_bytes <= SHARED_RING_MAX;
+        let ring_in_shared =
+            ring_bytes <= tuning("SEQSHIM_WFA_SHARED_RING").unwrap_or(SHARED_RING_MAX);
         let capacity = self.arena.capacity();
         if results_end >= capacity {
             return Err(DeviceError("WFA chunk exceeds the arena".into()));
@@ -304,7 +311,8 @@ impl WfaRunner {
         let (max_scores, code_budget) = if full {
             let rest = stride.saturating_sub(ring_global);
             let max_scores = (max_score as usize + 1).min(rest / 16 / 8).max(1);
-            (max_scores, rest.saturating_sub(16 * max_scores))
+            // Two 4-bit cells per byte.
+            (max_scores, rest.saturating_sub(16 * max_scores) / 4 * 8)
         } else {
             (1, 0)
         };
@@ -314,12 +322,24 @@ impl WfaRunner {
                 ring_global + 16 * max_scores
             )));
         }
-        // Pack.
+        // Pack: the bit-packing on the CPU pool, then plain copies.
+        let packed: Vec<(Vec<u32>, Vec<u32>)> = crate::engine::cpu::install(|| {
+            use rayon::prelude::*;
+            placed
+                .par_iter()
+                .map(|p| {
+                    let j = &jobs[p.job];
+                    let (mut a, mut b) = (Vec::new(), Vec::new());
+                    plan::pack_into(j.pairs.pattern(p.pair), &mut a);
+                    plan::pack_into(j.pairs.text(p.pair), &mut b);
+                    (a, b)
+                })
+                .collect()
+        });
         let staging = self.arena.staging()?;
         staging[..PARAMS_BYTES].copy_from_slice(&params.to_le_bytes());
         staging[COUNTER_AT..COUNTER_AT + 4].copy_from_slice(&0u32.to_le_bytes());
-        let mut words = Vec::new();
-        for (i, p) in placed.iter().enumerate() {
+        for (i, (p, (pw, tw))) in placed.iter().zip(&packed).enumerate() {
             let d = DESCS_AT + i * DESC_BYTES;
             let desc = &mut staging[d..d + DESC_BYTES];
             desc[0..8].copy_from_slice(&(p.pattern as u64).to_le_bytes());
@@ -329,12 +349,7 @@ impl WfaRunner {
             desc[28..32].copy_from_slice(&(p.tlen as i32).to_le_bytes());
             desc[32..36].copy_from_slice(&p.max_score.to_le_bytes());
             desc[36..40].copy_from_slice(&(p.path_cap as i32).to_le_bytes());
-            let j = &jobs[p.job];
-            for (seq, at) in [
-                (j.pairs.pattern(p.pair), p.pattern),
-                (j.pairs.text(p.pair), p.text),
-            ] {
-                plan::pack_into(seq, &mut words);
+            for (words, at) in [(pw, p.pattern), (tw, p.text)] {
                 for (w, dst) in words.iter().zip(staging[at..].chunks_exact_mut(4)) {
                     dst.copy_from_slice(&w.to_le_bytes());
                 }
@@ -391,6 +406,12 @@ impl WfaRunner {
         }
         Ok(())
     }
+}
+
+/// A launch-shape override for measurements (block size, largest ring kept
+/// in shared memory); unset in normal use.
+fn tuning(name: &str) -> Option<usize> {
+    std::env::var(name).ok()?.parse().ok()
 }
 
 fn i32_at(buf: &[u8], at: usize) -> i32 {
