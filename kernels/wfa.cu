@@ -46,7 +46,8 @@ struct WfaParams {
 struct WfaPair {
     u64 pattern;  // byte offset of u32 words, 16 bases each, plus one spare
     u64 text;
-    u64 result;   // byte offset of i32[8] (done, score, k, offset, n_path) + u8 path[path_cap]
+    u64 result;   // byte offset of i32[8] (status, score, k, offset, n_path) + u8 path[path_cap];
+                  // status 1 done, 0 given up, 2 out of worker memory
     i32 plen, tlen;
     i32 max_score;  // give up at this score (upstream's wavefront table size)
     i32 path_cap;
@@ -158,6 +159,7 @@ __device__ void wfa_align_pair(const WfaParams& p, unsigned char* base, const Wf
     long long code_used = 0;
     int score = 0;
     bool done = false;  // uniform
+    int short_of_memory = 0;  // uniform: the worker's slice was too small
     int end_k = 0;
     for (;;) {
         // ---- extend `score`
@@ -243,7 +245,11 @@ __device__ void wfa_align_pair(const WfaParams& p, unsigned char* base, const Wf
         }
         // ---- compute `score + 1`
         score += 1;
-        if (score >= d.max_score || (full && score >= max_scores)) break;
+        if (score >= d.max_score) break;
+        if (full && score >= max_scores) {
+            short_of_memory = 1;
+            break;
+        }
         const int out = r.slot(score);
         int clo, chi;
         bool has_i = false, has_d = false;
@@ -295,7 +301,10 @@ __device__ void wfa_align_pair(const WfaParams& p, unsigned char* base, const Wf
         const long long code_base = (code_used + 7) & ~7LL;
         if (full) {
             const long long n = chi >= clo ? (long long)(chi - clo + 1) : 0;
-            if (code_base + n > code_budget) break;
+            if (code_base + n > code_budget) {
+                short_of_memory = 1;
+                break;
+            }
             code_used = code_base + n;
             if (tid == 0) table[score] = make_int4(clo, chi, (int)(code_base & 0x7fffffff), (int)(code_base >> 31));
             for (long long w = (code_base >> 3) + tid; w < ((code_used + 7) >> 3); w += nt) codes[w] = 0u;
@@ -421,7 +430,7 @@ __device__ void wfa_align_pair(const WfaParams& p, unsigned char* base, const Wf
 
     if (tid != 0) return;
     if (!done) {
-        result[0] = 0;
+        result[0] = short_of_memory ? 2 : 0;
         return;
     }
     const int offset = r.cells[r.at(WFA_M, score, end_k)];

@@ -365,7 +365,8 @@ fn gpu_vs_cpu_benchmark() {
                 let gpu_s = t.elapsed().as_secs_f64();
                 let after = counters();
                 let n_cpu = ((count as f64 * cpu_share) as usize).clamp(16.min(count), count);
-                let cpu_jobs = jobs_of(attr, &pairs[..n_cpu], 64);
+                let per_job = (n_cpu / (cpu::threads() * 16)).max(1);
+                let cpu_jobs = jobs_of(attr, &pairs[..n_cpu], per_job);
                 let t = Instant::now();
                 let want = cpu::install(|| {
                     use rayon::prelude::*;

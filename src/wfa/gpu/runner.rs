@@ -44,6 +44,8 @@ const RESIDENT_THREADS: usize = 132 * 2048;
 /// memory (which stay in L1/L2) and cost occupancy, so only small rings
 /// (short pairs with small penalties) go there.
 const SHARED_RING_MAX: usize = 12 << 10;
+/// Fewest workers a launch for pairs that ran out of memory is worth.
+const MIN_RETRY_WORKERS: usize = 16;
 
 /// What all runners have done, for reports and tests.
 #[derive(Debug, Default)]
@@ -166,7 +168,7 @@ impl WfaRunner {
                     }
                     let bytes = Self::io_bytes(p.len(), t.len());
                     if chunk_bytes + bytes > budget && !chunk.is_empty() {
-                        self.launch(
+                        self.launch_all(
                             params.expect("takes"),
                             attributes,
                             jobs,
@@ -181,7 +183,7 @@ impl WfaRunner {
                 }
             }
             if !chunk.is_empty() {
-                self.launch(
+                self.launch_all(
                     params.expect("takes"),
                     attributes,
                     jobs,
@@ -249,8 +251,10 @@ impl WfaRunner {
         }
     }
 
-    /// Packs, launches and unpacks one chunk of pairs of one configuration.
-    fn launch(
+    /// Launches a chunk; pairs that ran out of their worker's memory go
+    /// again with a quarter of the workers (four times the memory each)
+    /// before the CPU path gets them.
+    fn launch_all(
         &mut self,
         params: Params,
         attributes: &AlignerAttributes,
@@ -258,6 +262,35 @@ impl WfaRunner {
         chunk: &[(usize, usize)],
         results: &mut [Vec<Option<PairResult>>],
     ) -> Result<(), DeviceError> {
+        let mut pending = chunk.to_vec();
+        let mut max_workers = usize::MAX;
+        while !pending.is_empty() {
+            let (short, workers) =
+                self.launch(params, attributes, jobs, &pending, results, max_workers)?;
+            if workers <= MIN_RETRY_WORKERS {
+                COUNTERS
+                    .rescued
+                    .fetch_add(short.len() as u64, Ordering::Relaxed);
+                break;
+            }
+            pending = short;
+            max_workers = workers / 4;
+        }
+        Ok(())
+    }
+
+    /// Packs, launches and unpacks one chunk of pairs of one configuration
+    /// with at most `max_workers` workers. Returns the pairs that ran out of
+    /// worker memory and the number of workers used.
+    fn launch(
+        &mut self,
+        params: Params,
+        attributes: &AlignerAttributes,
+        jobs: &[WfaJob],
+        chunk: &[(usize, usize)],
+        results: &mut [Vec<Option<PairResult>>],
+        max_workers: usize,
+    ) -> Result<(Vec<(usize, usize)>, usize), DeviceError> {
         let full = params.full != 0;
         // Layout of the I/O part.
         let mut placed = Vec::with_capacity(chunk.len());
@@ -297,7 +330,11 @@ impl WfaRunner {
         let results_end = align16(at).next_multiple_of(256);
         // Workers and their slices.
         let block = Self::block_size(max_bases);
-        let workers = chunk.len().min(RESIDENT_THREADS / block as usize).max(1);
+        let workers = chunk
+            .len()
+            .min(RESIDENT_THREADS / block as usize)
+            .min(max_workers)
+            .max(1);
         let width = max_bases + 4;
         let ring_bytes = align16(params.scope as usize * 3 * width * 4);
         let ring_in_shared =
@@ -385,26 +422,28 @@ impl WfaRunner {
         let staging: &[u8] = staging;
         let pen = WfPenalties::from_client(&attributes.penalties)
             .map_err(|_| DeviceError("penalties rejected".into()))?;
-        let decoded: Vec<Option<PairResult>> = crate::engine::cpu::install(|| {
+        let decoded: Vec<Decoded> = crate::engine::cpu::install(|| {
             use rayon::prelude::*;
             placed
                 .par_iter()
                 .map(|p| decode(staging, p, &params, &pen, jobs))
                 .collect()
         });
+        let mut short = Vec::new();
         for (p, r) in placed.iter().zip(decoded) {
             let slot = p.pair - jobs[p.job].range.start;
             match r {
-                Some(r) => {
+                Decoded::Done(r) => {
                     COUNTERS.on_gpu.fetch_add(1, Ordering::Relaxed);
                     results[p.job][slot] = Some(r);
                 }
-                None => {
+                Decoded::GivenUp => {
                     COUNTERS.rescued.fetch_add(1, Ordering::Relaxed);
                 }
+                Decoded::ShortOfMemory => short.push((p.job, slot)),
             }
         }
-        Ok(())
+        Ok((short, workers))
     }
 }
 
@@ -418,17 +457,27 @@ fn i32_at(buf: &[u8], at: usize) -> i32 {
     i32::from_le_bytes([buf[at], buf[at + 1], buf[at + 2], buf[at + 3]])
 }
 
-/// One pair's result slot as the CPU path's result, or `None` to rescue it.
+enum Decoded {
+    Done(PairResult),
+    /// For the CPU path (unfeasible there, or past the score bound).
+    GivenUp,
+    /// Worth another launch with more memory per worker.
+    ShortOfMemory,
+}
+
+/// One pair's result slot.
 fn decode(
     staging: &[u8],
     p: &Placed,
     params: &Params,
     pen: &WfPenalties,
     jobs: &[WfaJob],
-) -> Option<PairResult> {
+) -> Decoded {
     let r = p.result;
-    if i32_at(staging, r) != 1 {
-        return None;
+    match i32_at(staging, r) {
+        1 => {}
+        2 => return Decoded::ShortOfMemory,
+        _ => return Decoded::GivenUp,
     }
     let (score, k, offset) = (
         i32_at(staging, r + 4),
@@ -438,7 +487,7 @@ fn decode(
     let (plen, tlen) = (p.plen as i32, p.tlen as i32);
     let operations = if params.full != 0 {
         let n = usize::try_from(i32_at(staging, r + 16))
-            .ok()?
+            .unwrap_or(0)
             .min(p.path_cap);
         let path = &staging[r + RESULT_HEADER..r + RESULT_HEADER + n];
         let j = &jobs[p.job];
@@ -455,13 +504,13 @@ fn decode(
             Some(ops) => ops,
             None => {
                 COUNTERS.replay_failures.fetch_add(1, Ordering::Relaxed);
-                return None;
+                return Decoded::GivenUp;
             }
         }
     } else {
         Vec::new()
     };
-    Some(PairResult {
+    Decoded::Done(PairResult {
         outcome: Ok(AlignStatus::Successful),
         score: pen.classic_score(plen, tlen, score),
         operations,
