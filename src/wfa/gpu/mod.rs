@@ -9,8 +9,10 @@
 //! the diagonals of the wavefront, one barrier per phase of a score step.
 //! Sequences arrive packed 2 bits per base, so extension compares 16 bases per
 //! 32-bit word. Each worker keeps a ring of the last `max_score_scope`
-//! wavefronts (M, I, D) in shared memory when it fits and in its slice of
-//! global memory otherwise; that is all score-only alignment needs.
+//! wavefronts (M, I, D): in shared memory when it is small, else in its
+//! slice of global memory (on an H200 rings of up to 40 KiB in shared memory
+//! ran no faster than in global memory, which stays in L1/L2, and cost
+//! occupancy). That ring is all score-only alignment needs.
 //!
 //! For full alignment every computed cell also gets a 4-bit backtrace code:
 //! the source the CPU backtrace would pick in M (mismatch, then deletion, then
@@ -21,9 +23,11 @@
 //! forward to recover the matches and replays the CPU backtrace loop over it
 //! (`replay.rs`), which reproduces its CIGAR, end padding included.
 //!
-//! A pair whose score reaches the worker's preallocated code memory, or
-//! upstream's high-memory wavefront table size, or that the CPU path would
-//! find unfeasible, is returned unfinished and aligned on the CPU path
+//! Codes take 4 bits per cell in the worker's preallocated slice. A pair
+//! that outgrows it is launched again with a quarter of the workers (four
+//! times the memory each); one that still does not fit, or whose score
+//! reaches upstream's high-memory wavefront table size, or that the CPU path
+//! would find unfeasible, is returned unfinished and aligned on the CPU path
 //! ("rescued"); nothing is dropped.
 //!
 //! # On the GPU
