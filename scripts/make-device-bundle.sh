@@ -33,7 +33,7 @@ for line in sys.stdin:
         print(m["target"]["name"], m["executable"])
 ' | while read -r name exe; do
     case "$name" in
-        seqshim|kernels_compile|abea_gpu) strip -o "$out/bin/test-$name" "$exe" ;;
+        seqshim|kernels_compile|abea_gpu|wfa_gpu) strip -o "$out/bin/test-$name" "$exe" ;;
     esac
 done
 

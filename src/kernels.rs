@@ -5,5 +5,9 @@
 use crate::engine::device::KernelSource;
 
 pub fn all() -> Vec<KernelSource> {
-    vec![crate::selftest::KERNEL, crate::abea::KERNEL]
+    vec![
+        crate::selftest::KERNEL,
+        crate::abea::KERNEL,
+        crate::wfa::gpu::KERNEL,
+    ]
 }

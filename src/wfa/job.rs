@@ -186,18 +186,26 @@ impl Job for WfaJob {
 /// Whether a device may align this pair with this configuration (metric,
 /// span, heuristic and size the kernel reproduces exactly). Everything else
 /// stays on the CPU, so results never depend on where a pair ran.
-pub fn gpu_may_take(
-    _attributes: &AlignerAttributes,
-    _pattern_len: usize,
-    _text_len: usize,
-) -> bool {
-    // No WFA kernel yet: every pair runs on the CPU.
-    false
+/// The list of what is routed to the CPU, and why, is in [`super::gpu`].
+/// The bytes of a pair are checked later, by the runner (only upper-case
+/// `ACGT` pairs go to the kernel; the others it aligns on the CPU).
+pub fn gpu_may_take(attributes: &AlignerAttributes, pattern_len: usize, text_len: usize) -> bool {
+    super::gpu::plan::Params::new(attributes)
+        .is_ok_and(|params| params.takes_lengths(pattern_len, text_len))
 }
 
+/// One runner per GPU in use.
 fn device_runners() -> Vec<Box<dyn BatchRunner<WfaJob>>> {
-    // GPU runners join here once the WFA kernel is available.
-    Vec::new()
+    crate::engine::device::gpus()
+        .iter()
+        .filter_map(|gpu| match super::gpu::WfaRunner::new(gpu.clone()) {
+            Ok(runner) => Some(Box::new(runner) as Box<dyn BatchRunner<WfaJob>>),
+            Err(e) => {
+                crate::log_warn!("WFA kernel unavailable on GPU {}: {e}", gpu.info().ordinal);
+                None
+            }
+        })
+        .collect()
 }
 
 static SCHEDULER: once_cell::sync::Lazy<Scheduler<WfaJob>> =

@@ -5,6 +5,7 @@
 
 pub mod batch;
 mod cpu;
+pub mod gpu;
 mod heuristic;
 pub mod job;
 mod penalties;

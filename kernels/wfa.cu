@@ -1,0 +1,509 @@
+// Wavefront alignment on the GPU, equal pair for pair to src/wfa/cpu.rs.
+//
+// seqshim_wfa_align: a pool of workers (one per block) takes pairs from an
+// atomic counter; the block's threads share the diagonals of each wavefront,
+// with one barrier per phase of a score step. src/wfa/gpu/model.rs is this
+// kernel statement for statement in Rust and is tested against the CPU
+// aligner; keep the two in step.
+//
+// Per worker: a ring of the last `scope` wavefronts (M, I, D offsets), in
+// shared memory when the launch gives it room, else in the worker's global
+// slice; for full alignment also a 4-bit backtrace code per computed cell
+// and a per-score table locating them. Codes: bits 0-1 the source the CPU
+// backtrace picks in M (0 none, 1 mismatch, 2 insertion, 3 deletion; among
+// equal offsets mismatch, then deletion, then insertion), bit 2 insertion
+// extends, bit 3 deletion extends (extension wins ties). After the end is
+// found thread 0 walks the codes back to score 0, writing one tag per X/I/D
+// operation; the host re-extends the path to recover the matches.
+#include "common.cuh"
+
+#define WFA_NULL (-1073741824)
+#define WFA_MAX_SCOPE 64
+#define WFA_M 0
+#define WFA_I 1
+#define WFA_D 2
+#define WFA_INDEL 0
+#define WFA_EDIT 1
+#define WFA_LINEAR 2
+#define WFA_AFFINE 3
+#define WFA_TAG_X 1
+#define WFA_TAG_I_OPEN 2
+#define WFA_TAG_I_EXT 3
+#define WFA_TAG_D_OPEN 4
+#define WFA_TAG_D_EXT 5
+#define WFA_BIG 0x7fffffff
+#define WFA_SMALL (-0x7fffffff - 1)
+
+// Host twin: `Params::to_le_bytes` in src/wfa/gpu/plan.rs.
+struct WfaParams {
+    i32 metric, mismatch, open, extension, scope, ends_free;
+    i32 pattern_begin_free, text_begin_free, pattern_end_free, text_end_free;
+    i32 wide_start, wfadaptive, min_wavefront_length, max_distance_threshold;
+    i32 steps_between_cutoffs, full;
+};
+
+// Host twin: `Layout::pack` in src/wfa/gpu/runner.rs (40 bytes).
+struct WfaPair {
+    u64 pattern;  // byte offset of u32 words, 16 bases each, plus one spare
+    u64 text;
+    u64 result;   // byte offset of i32[8] (status, score, k, offset, n_path) + u8 path[path_cap];
+                  // status 1 done, 0 given up, 2 out of worker memory
+    i32 plen, tlen;
+    i32 max_score;  // give up at this score (upstream's wavefront table size)
+    i32 path_cap;
+};
+
+struct WfaShared {
+    i32 present[WFA_MAX_SCOPE * 3];
+    i32 lo[WFA_MAX_SCOPE * 3];
+    i32 hi[WFA_MAX_SCOPE * 3];
+    i32 pair;
+    i32 end_k;
+    i32 first[3];
+    i32 last[3];
+    i32 min_d;
+    i32 cut_first;
+    i32 cut_last;
+};
+
+__device__ __forceinline__ u32 wfa_load16(const u32* __restrict__ w, int pos) {
+    return __funnelshift_r(w[pos >> 4], w[(pos >> 4) + 1], (pos & 15) * 2);
+}
+
+__device__ __forceinline__ int wfa_lcp(const u32* __restrict__ P, int plen,
+                                       const u32* __restrict__ T, int tlen, int v, int h) {
+    const int limit = min(plen - v, tlen - h);
+    int n = 0;
+    while (n < limit) {
+        const u32 x = wfa_load16(P, v + n) ^ wfa_load16(T, h + n);
+        if (x != 0) {
+            n += (__ffs(x) - 1) >> 1;
+            return min(n, limit);
+        }
+        n += 16;
+    }
+    return max(limit, 0);
+}
+
+__device__ __forceinline__ bool wfa_inside(int k, int o, int plen, int tlen) {
+    return (u32)o <= (u32)tlen && (u32)(o - k) <= (u32)plen;
+}
+
+struct WfaRing {
+    i32* cells;
+    WfaShared* sh;
+    int width, shift, scope;
+
+    __device__ __forceinline__ int slot(int s) const { return s % scope; }
+    __device__ __forceinline__ int at(int c, int s, int k) const {
+        return (slot(s) * 3 + c) * width + k + shift;
+    }
+    __device__ __forceinline__ int get(int c, int s, int k) const {
+        if (s < 0) return WFA_NULL;
+        const int m = slot(s) * 3 + c;
+        if (!sh->present[m] || k < sh->lo[m] || k > sh->hi[m]) return WFA_NULL;
+        return cells[at(c, s, k)];
+    }
+    __device__ __forceinline__ bool live(int c, int s) const {
+        if (s < 0) return false;
+        const int m = slot(s) * 3 + c;
+        return sh->present[m] && sh->lo[m] <= sh->hi[m];
+    }
+};
+
+__device__ __forceinline__ int wfa_dist(int o, int k, int plen, int tlen) {
+    return o >= 0 ? max(plen - (o - k), tlen - o) : -WFA_NULL;
+}
+
+__device__ __forceinline__ int wfa_best(int k, int o, int plen, int tlen) {
+    return abs((plen - (o - k)) - (tlen - o));
+}
+
+// One pair; every thread of the block calls it, control flow is uniform.
+__device__ void wfa_align_pair(const WfaParams& p, unsigned char* base, const WfaPair& d,
+                               WfaRing& r, int4* __restrict__ table, u32* __restrict__ codes,
+                               int max_scores, long long code_budget) {
+    WfaShared* sh = r.sh;
+    const int tid = threadIdx.x, nt = blockDim.x;
+    const int plen = d.plen, tlen = d.tlen;
+    const u32* __restrict__ P = (const u32*)(base + d.pattern);
+    const u32* __restrict__ T = (const u32*)(base + d.text);
+    i32* result = (i32*)(base + d.result);
+    const bool full = p.full != 0;
+    const int scope = p.scope;
+    const bool affine = p.metric == WFA_AFFINE;
+    const bool unit = p.metric == WFA_EDIT || p.metric == WFA_INDEL;
+    r.width = plen + tlen + 4;
+    r.shift = plen + 1;
+    r.scope = scope;
+
+    // Score 0.
+    const int lo0 = p.wide_start ? -p.pattern_begin_free : 0;
+    const int hi0 = p.wide_start ? p.text_begin_free : 0;
+    for (int k = lo0 + tid; k <= hi0; k += nt) {
+        int v;
+        if (k == 0) v = 0;
+        else if (p.ends_free && p.wide_start) v = k > 0 ? k : 0;
+        else v = WFA_NULL;
+        r.cells[r.at(WFA_M, 0, k)] = v;
+    }
+    for (int i = tid; i < scope * 3; i += nt) {
+        sh->present[i] = (i == WFA_M) ? 1 : 0;
+        sh->lo[i] = (i == WFA_M) ? lo0 : 0;
+        sh->hi[i] = (i == WFA_M) ? hi0 : 0;
+    }
+    __syncthreads();
+
+    int steps_wait = p.steps_between_cutoffs;
+    int null_steps = 0;
+    long long code_used = 0;
+    int score = 0;
+    bool done = false;  // uniform
+    int short_of_memory = 0;  // uniform: the worker's slice was too small
+    int end_k = 0;
+    for (;;) {
+        // ---- extend `score`
+        const int slot = r.slot(score);
+        const int mi = slot * 3 + WFA_M;
+        const bool present = sh->present[mi] != 0;
+        const int lo = sh->lo[mi], hi = sh->hi[mi];
+        __syncthreads();  // everyone has read the ranges before they change
+        if (!present) {
+            if (null_steps > scope) break;  // unfeasible: the CPU path decides
+        } else {
+            if (tid == 0) {
+                sh->end_k = WFA_BIG;
+                sh->min_d = max(plen, tlen);
+                sh->cut_first = WFA_BIG;
+                sh->cut_last = WFA_SMALL;
+            }
+            __syncthreads();
+            for (int k = lo + tid; k <= hi; k += nt) {
+                const int idx = r.at(WFA_M, score, k);
+                int o = r.cells[idx];
+                if (o == WFA_NULL) continue;
+                o += wfa_lcp(P, plen, T, tlen, o - k, o);
+                r.cells[idx] = o;
+                bool ends;
+                if (p.ends_free) {
+                    const int h = o, v = o - k;
+                    ends = (h >= tlen && plen - v <= p.pattern_end_free) ||
+                           (v >= plen && tlen - h <= p.text_end_free);
+                } else {
+                    ends = k == tlen - plen && o >= tlen;
+                }
+                if (ends) atomicMin(&sh->end_k, k);
+            }
+            __syncthreads();
+            if (sh->end_k != WFA_BIG) {
+                end_k = sh->end_k;
+                done = true;
+                break;
+            }
+            if (p.wfadaptive && lo <= hi) {
+                steps_wait -= 1;
+                if (steps_wait <= 0 && hi - lo + 1 >= p.min_wavefront_length) {
+                    for (int k = lo + tid; k <= hi; k += nt) {
+                        atomicMin(&sh->min_d, wfa_dist(r.cells[r.at(WFA_M, score, k)], k, plen, tlen));
+                    }
+                    __syncthreads();
+                    const int min_d = sh->min_d;
+                    const int thr = p.max_distance_threshold;
+                    const int alignment_k = tlen - plen;
+                    const int top = min(alignment_k, hi);
+                    for (int k = lo + tid; k < top; k += nt) {
+                        if (wfa_dist(r.cells[r.at(WFA_M, score, k)], k, plen, tlen) - min_d <= thr)
+                            atomicMin(&sh->cut_first, k);
+                    }
+                    __syncthreads();
+                    const int new_lo = min(sh->cut_first, max(lo, top));
+                    const int bottom = max(alignment_k, new_lo);
+                    for (int k = bottom + 1 + tid; k <= hi; k += nt) {
+                        if (wfa_dist(r.cells[r.at(WFA_M, score, k)], k, plen, tlen) - min_d <= thr)
+                            atomicMax(&sh->cut_last, k);
+                    }
+                    __syncthreads();
+                    const int new_hi = max(sh->cut_last, bottom < hi ? bottom : hi);
+                    __syncthreads();
+                    if (tid == 0) {
+                        sh->lo[mi] = new_lo;
+                        sh->hi[mi] = new_hi;
+                        if (affine) {
+                            for (int c = WFA_I; c <= WFA_D; ++c) {
+                                const int m = slot * 3 + c;
+                                if (sh->present[m]) {
+                                    sh->lo[m] = max(sh->lo[m], new_lo);
+                                    sh->hi[m] = min(sh->hi[m], new_hi);
+                                }
+                            }
+                        }
+                    }
+                    steps_wait = p.steps_between_cutoffs;
+                    __syncthreads();
+                }
+            }
+        }
+        // ---- compute `score + 1`
+        score += 1;
+        if (score >= d.max_score) break;
+        if (full && score >= max_scores) {
+            short_of_memory = 1;
+            break;
+        }
+        const int out = r.slot(score);
+        int clo, chi;
+        bool has_i = false, has_d = false;
+        if (unit) {
+            const int pm = r.slot(score - 1) * 3 + WFA_M;
+            clo = sh->lo[pm] - 1;
+            chi = sh->hi[pm] + 1;
+        } else {
+            const bool misms = r.live(WFA_M, score - p.mismatch);
+            const bool open = r.live(WFA_M, score - p.open);
+            const bool ie = affine && r.live(WFA_I, score - p.extension);
+            const bool de = affine && r.live(WFA_D, score - p.extension);
+            if (!(misms || open || ie || de)) {
+                null_steps += 1;
+                __syncthreads();
+                if (tid < 3) sh->present[out * 3 + tid] = 0;
+                __syncthreads();
+                continue;
+            }
+            null_steps = 0;
+            has_i = affine && (open || ie);
+            has_d = affine && (open || de);
+            clo = 1;
+            chi = -1;
+            if (misms) {
+                const int m = r.slot(score - p.mismatch) * 3 + WFA_M;
+                clo = sh->lo[m];
+                chi = sh->hi[m];
+            }
+            {
+                int a = 1, b = -1;
+                if (open) { const int m = r.slot(score - p.open) * 3 + WFA_M; a = sh->lo[m]; b = sh->hi[m]; }
+                clo = min(clo, a - 1);
+                chi = max(chi, b + 1);
+            }
+            if (affine) {
+                int a = 1, b = -1;
+                if (ie) { const int m = r.slot(score - p.extension) * 3 + WFA_I; a = sh->lo[m]; b = sh->hi[m]; }
+                clo = min(clo, a + 1);
+                chi = max(chi, b + 1);
+                a = 1; b = -1;
+                if (de) { const int m = r.slot(score - p.extension) * 3 + WFA_D; a = sh->lo[m]; b = sh->hi[m]; }
+                clo = min(clo, a - 1);
+                chi = max(chi, b - 1);
+            }
+        }
+        // Codes are 4-bit cells, 8 per word; each score starts a new word so
+        // that its words can be cleared without touching older scores.
+        const long long code_base = (code_used + 7) & ~7LL;
+        if (full) {
+            const long long n = chi >= clo ? (long long)(chi - clo + 1) : 0;
+            if (code_base + n > code_budget) {
+                short_of_memory = 1;
+                break;
+            }
+            code_used = code_base + n;
+            if (tid == 0) table[score] = make_int4(clo, chi, (int)(code_base & 0x7fffffff), (int)(code_base >> 31));
+            for (long long w = (code_base >> 3) + tid; w < ((code_used + 7) >> 3); w += nt) codes[w] = 0u;
+        }
+        if (tid == 0) {
+            for (int c = 0; c < 3; ++c) {
+                sh->first[c] = WFA_BIG;
+                sh->last[c] = WFA_SMALL;
+            }
+        }
+        __syncthreads();
+        for (int k = clo + tid; k <= chi; k += nt) {
+            int vx, vi, vd;
+            bool iext = false, dext = false;
+            if (affine) {
+                const int misms = r.get(WFA_M, score - p.mismatch, k);
+                const int io = r.get(WFA_M, score - p.open, k - 1);
+                const int ie = r.get(WFA_I, score - p.extension, k - 1);
+                const int dop = r.get(WFA_M, score - p.open, k + 1);
+                const int de = r.get(WFA_D, score - p.extension, k + 1);
+                vx = misms + 1;
+                vi = max(io, ie) + 1;
+                vd = max(dop, de);
+                iext = ie >= io;
+                dext = de >= dop;
+            } else {
+                const int sx = unit ? score - 1 : score - p.mismatch;
+                const int so = unit ? score - 1 : score - p.open;
+                vx = (p.metric == WFA_INDEL) ? WFA_NULL : r.get(WFA_M, sx, k) + 1;
+                vi = r.get(WFA_M, so, k - 1) + 1;
+                vd = r.get(WFA_M, so, k + 1);
+            }
+            const int m = max(vd, max(vx, vi));
+            const u32 src = m < 0 ? 0u : (vx == m ? 1u : (vd == m ? 3u : 2u));
+            const int mo = wfa_inside(k, m, plen, tlen) ? m : WFA_NULL;
+            r.cells[r.at(WFA_M, score, k)] = mo;
+            if (wfa_inside(k, mo, plen, tlen)) {
+                atomicMin(&sh->first[WFA_M], k);
+                atomicMax(&sh->last[WFA_M], k);
+            }
+            if (has_i) {
+                r.cells[r.at(WFA_I, score, k)] = vi;
+                if (wfa_inside(k, vi, plen, tlen)) {
+                    atomicMin(&sh->first[WFA_I], k);
+                    atomicMax(&sh->last[WFA_I], k);
+                }
+            }
+            if (has_d) {
+                r.cells[r.at(WFA_D, score, k)] = vd;
+                if (wfa_inside(k, vd, plen, tlen)) {
+                    atomicMin(&sh->first[WFA_D], k);
+                    atomicMax(&sh->last[WFA_D], k);
+                }
+            }
+            if (full) {
+                const long long c = code_base + (k - clo);
+                atomicOr(&codes[c >> 3], (src | (iext ? 4u : 0u) | (dext ? 8u : 0u)) << (4 * (c & 7)));
+            }
+        }
+        __syncthreads();
+        if (tid == 0) {
+            const bool has[3] = {true, has_i, has_d};
+            for (int c = 0; c < 3; ++c) {
+                const int m = out * 3 + c;
+                sh->present[m] = has[c] ? 1 : 0;
+                if (sh->last[c] == WFA_SMALL) {
+                    sh->lo[m] = clo;
+                    sh->hi[m] = clo - 1;
+                } else {
+                    sh->lo[m] = sh->first[c];
+                    sh->hi[m] = sh->last[c];
+                }
+            }
+            sh->min_d = WFA_BIG;
+            sh->cut_first = WFA_BIG;
+            sh->cut_last = WFA_SMALL;
+        }
+        __syncthreads();
+        if (unit) {
+            const int mo = out * 3 + WFA_M;
+            const int elo = sh->lo[mo], ehi = sh->hi[mo];
+            if (elo > ehi) break;  // stuck: the CPU path never succeeds
+            if (p.metric == WFA_EDIT && !p.ends_free && ehi - elo + 1 >= 1000) {
+                // wavefront_compute_edit_exact_prune.
+                const int sample_k = elo + (ehi - elo) / 2;
+                const int sample = r.cells[r.at(WFA_M, score, sample_k)];
+                bool prune = sample >= 0;
+                if (prune) {
+                    const int smax = max(plen - (sample - sample_k), tlen - sample);
+                    const int ol = r.cells[r.at(WFA_M, score, elo)];
+                    const int oh = r.cells[r.at(WFA_M, score, ehi)];
+                    prune = !(wfa_best(elo, ol, plen, tlen) <= smax && wfa_best(ehi, oh, plen, tlen) <= smax);
+                }
+                if (prune) {
+                    for (int k = elo + tid; k <= ehi; k += nt) {
+                        const int o = r.cells[r.at(WFA_M, score, k)];
+                        if (o >= 0) atomicMin(&sh->min_d, max(plen - (o - k), tlen - o));
+                    }
+                    __syncthreads();
+                    const int smw = sh->min_d;
+                    for (int k = elo + tid; k <= ehi; k += nt) {
+                        if (wfa_best(k, r.cells[r.at(WFA_M, score, k)], plen, tlen) <= smw)
+                            atomicMin(&sh->cut_first, k);
+                    }
+                    __syncthreads();
+                    const int new_lo = min(sh->cut_first, ehi + 1);
+                    for (int k = new_lo + 1 + tid; k <= ehi; k += nt) {
+                        if (wfa_best(k, r.cells[r.at(WFA_M, score, k)], plen, tlen) <= smw)
+                            atomicMax(&sh->cut_last, k);
+                    }
+                    __syncthreads();
+                    const int new_hi = max(sh->cut_last, min(ehi, new_lo));
+                    __syncthreads();
+                    if (tid == 0) {
+                        sh->lo[mo] = new_lo;
+                        sh->hi[mo] = new_hi;
+                    }
+                    __syncthreads();
+                }
+            }
+        }
+    }
+
+    if (tid != 0) return;
+    if (!done) {
+        result[0] = short_of_memory ? 2 : 0;
+        return;
+    }
+    const int offset = r.cells[r.at(WFA_M, score, end_k)];
+    int n_path = 0;
+    bool ok = true;
+    if (full) {
+        u8* path = (u8*)(result + 8);
+        const int sx = unit ? 1 : p.mismatch;
+        const int so = unit ? 1 : p.open;
+        const int se = unit ? 1 : p.extension;
+        int mat = WFA_M, s = score, k = end_k;
+        while (s > 0) {
+            const int4 t = table[s];
+            if (k < t.x || k > t.y) { ok = false; break; }
+            const long long cb = (long long)t.z | ((long long)t.w << 31);
+            const long long c = cb + (k - t.x);
+            const u32 code = (codes[c >> 3] >> (4 * (c & 7))) & 15u;
+            int tag;
+            if (mat == WFA_M) {
+                const u32 src = code & 3u;
+                if (src == 0) { ok = false; break; }
+                tag = src == 1 ? WFA_TAG_X
+                    : src == 2 ? ((code & 4u) ? WFA_TAG_I_EXT : WFA_TAG_I_OPEN)
+                               : ((code & 8u) ? WFA_TAG_D_EXT : WFA_TAG_D_OPEN);
+            } else if (mat == WFA_I) {
+                tag = (code & 4u) ? WFA_TAG_I_EXT : WFA_TAG_I_OPEN;
+            } else {
+                tag = (code & 8u) ? WFA_TAG_D_EXT : WFA_TAG_D_OPEN;
+            }
+            if (n_path >= d.path_cap) { ok = false; break; }
+            path[n_path++] = (u8)tag;
+            switch (tag) {
+                case WFA_TAG_X: s -= sx; mat = WFA_M; break;
+                case WFA_TAG_I_OPEN: s -= so; k -= 1; mat = WFA_M; break;
+                case WFA_TAG_I_EXT: s -= se; k -= 1; mat = WFA_I; break;
+                case WFA_TAG_D_OPEN: s -= so; k += 1; mat = WFA_M; break;
+                default: s -= se; k += 1; mat = WFA_D; break;
+            }
+        }
+        if (mat != WFA_M || s != 0) ok = false;
+    }
+    result[1] = score;
+    result[2] = end_k;
+    result[3] = offset;
+    result[4] = n_path;
+    result[0] = ok ? 1 : 0;
+}
+
+// base: the arena. params: WfaParams. counter: u32, zero at launch. pairs:
+// WfaPair[n_pairs]. workers: worker_stride bytes per block: the ring (unless
+// it lives in dynamic shared memory), then int4[max_scores], then codes.
+extern "C" __global__ void __launch_bounds__(512)
+seqshim_wfa_align(unsigned char* base, const WfaParams* __restrict__ params, u32* counter,
+                  const WfaPair* __restrict__ pairs, u32 n_pairs, unsigned char* workers,
+                  u64 worker_stride, u64 ring_bytes, int ring_in_shared, int max_scores,
+                  u64 code_budget) {
+    extern __shared__ i32 wfa_dynamic[];
+    __shared__ WfaShared sh;
+    const WfaParams p = *params;
+    unsigned char* mine = workers + worker_stride * blockIdx.x;
+    WfaRing r;
+    r.cells = ring_in_shared ? wfa_dynamic : (i32*)mine;
+    r.sh = &sh;
+    int4* table = (int4*)(mine + (ring_in_shared ? 0 : ring_bytes));
+    u32* codes = (u32*)(table + max_scores);
+    for (;;) {
+        if (threadIdx.x == 0) sh.pair = (int)atomicAdd(counter, 1u);
+        __syncthreads();
+        const int pi = sh.pair;
+        __syncthreads();
+        if (pi >= (int)n_pairs) return;
+        const WfaPair d = pairs[pi];
+        wfa_align_pair(p, base, d, r, table, codes, max_scores, (long long)code_budget);
+        __syncthreads();
+    }
+}

@@ -1,0 +1,24 @@
+# WFA checks for the GPU machine; sourced by the bundle's run.sh, which
+# provides `check`, `log_of`, $here (the bundle) and $cache (a scratch dir).
+# GPU == CPU on the length/divergence grid and every configuration the kernel
+# takes, then a GPU-vs-CPU-pool benchmark.
+wfa_bin="$here/bin/test-wfa_gpu"
+if [ -x "$wfa_bin" ]; then
+    wfa() {
+        env SEQSHIM_BACKEND=cuda SEQSHIM_REQUIRE_GPU=1 \
+            WFA_BENCH_SCALE="${WFA_BENCH_SCALE:-1}" WFA_PARITY_SCALE="${WFA_PARITY_SCALE:-1}" \
+            SEQSHIM_CACHE_DIR="$cache/k" "$wfa_bin" "$1" --exact --nocapture --test-threads=1
+    }
+    check "wfa: GPU == CPU on the grid, every metric, span, scope and heuristic the kernel takes" \
+        "wfa gpu parity: [0-9]+ pairs, 0 differ from the CPU" \
+        wfa gpu_equals_cpu_on_the_grid
+    check "wfa: benchmark GPU batch vs CPU pool" "wfa benchmark: .* GPU/CPU = " \
+        wfa gpu_vs_cpu_benchmark
+    grep -hE "^wfa (gpu|benchmark)" \
+        "$(log_of "wfa: GPU == CPU on the grid, every metric, span, scope and heuristic the kernel takes")" \
+        "$(log_of "wfa: benchmark GPU batch vs CPU pool")" 2>/dev/null | sed 's/^/      /'
+else
+    failed=$((failed + 1))
+    failures+=("wfa: bin/test-wfa_gpu missing from the bundle")
+    echo "FAIL  wfa: bin/test-wfa_gpu missing from the bundle"
+fi

@@ -1,0 +1,193 @@
+//! What the kernel needs to know about an aligner configuration, and which
+//! configurations and pairs it may take at all.
+
+use crate::wfa::heuristic::Heuristic;
+use crate::wfa::penalties::{DistanceMetric, WfPenalties};
+use crate::wfa::{AlignerAttributes, AlignmentScope, AlignmentSpan, MemoryMode};
+
+/// Metric codes shared with kernels/wfa.cu.
+pub const METRIC_INDEL: i32 = 0;
+pub const METRIC_EDIT: i32 = 1;
+pub const METRIC_LINEAR: i32 = 2;
+pub const METRIC_AFFINE: i32 = 3;
+
+/// Largest score scope the kernel keeps metadata for (its ring of wavefronts).
+pub const MAX_SCOPE: i32 = 64;
+
+/// Path tags the kernel's backtrace walk emits, one per X/I/D operation,
+/// from the end of the alignment towards its start.
+pub const TAG_X: u8 = 1;
+pub const TAG_I_OPEN: u8 = 2;
+pub const TAG_I_EXT: u8 = 3;
+pub const TAG_D_OPEN: u8 = 4;
+pub const TAG_D_EXT: u8 = 5;
+
+/// Kernel parameters of one configuration (host twin of `WfaParams` in
+/// kernels/wfa.cu: 16 little-endian `i32`s).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Params {
+    pub metric: i32,
+    pub mismatch: i32,
+    /// Gap opening as the recurrences read it: `o + e` for gap-affine, the
+    /// indel penalty for gap-linear, 1 for edit and indel.
+    pub open: i32,
+    /// Gap extension (gap-affine only).
+    pub extension: i32,
+    /// `max_score_scope`: how many scores back a wavefront is read.
+    pub scope: i32,
+    pub ends_free: i32,
+    pub pattern_begin_free: i32,
+    pub text_begin_free: i32,
+    pub pattern_end_free: i32,
+    pub text_end_free: i32,
+    /// Whether score 0 spans the begin-free diagonals (match score 0).
+    pub wide_start: i32,
+    pub wfadaptive: i32,
+    pub min_wavefront_length: i32,
+    pub max_distance_threshold: i32,
+    pub steps_between_cutoffs: i32,
+    pub full: i32,
+}
+
+pub const PARAMS_BYTES: usize = 16 * 4;
+
+impl Params {
+    /// The kernel's view of `attributes`, or why the kernel cannot reproduce
+    /// the CPU path for them (see the module documentation of `wfa::gpu`).
+    pub fn new(attributes: &AlignerAttributes) -> Result<Params, &'static str> {
+        let pen = WfPenalties::from_client(&attributes.penalties)
+            .map_err(|_| "penalties the CPU path rejects")?;
+        let (metric, open, extension) = match pen.metric {
+            DistanceMetric::Indel => (METRIC_INDEL, pen.gap_opening1, 0),
+            DistanceMetric::Edit => (METRIC_EDIT, pen.gap_opening1, 0),
+            DistanceMetric::GapLinear => (METRIC_LINEAR, pen.gap_opening1, 0),
+            DistanceMetric::GapAffine => (
+                METRIC_AFFINE,
+                pen.gap_opening1 + pen.gap_extension1,
+                pen.gap_extension1,
+            ),
+            DistanceMetric::GapAffine2p => return Err("gap-affine-2p"),
+        };
+        if attributes.memory_mode == MemoryMode::Ultralow {
+            return Err("ultralow memory (BiWFA)");
+        }
+        if attributes.max_alignment_score != i32::MAX {
+            return Err("a finite max_alignment_score");
+        }
+        let heuristic = Heuristic::from_attributes(&attributes.heuristic);
+        if heuristic.strategy != Heuristic::NONE && heuristic.strategy != Heuristic::WFADAPTIVE {
+            return Err("a heuristic other than none and wf-adaptive");
+        }
+        let form = &attributes.form;
+        let ends_free = form.span == AlignmentSpan::EndsFree;
+        if ends_free && pen.match_score != 0 {
+            return Err("ends-free with a negative match score");
+        }
+        let scope = pen.max_score_scope();
+        if scope > MAX_SCOPE {
+            return Err("penalties larger than the kernel's wavefront ring");
+        }
+        let begin_free = form.pattern_begin_free.min(form.text_begin_free);
+        if begin_free < 0 || form.pattern_end_free < 0 || form.text_end_free < 0 {
+            return Err("negative ends-free lengths");
+        }
+        Ok(Params {
+            metric,
+            mismatch: pen.mismatch,
+            open,
+            extension,
+            scope,
+            ends_free: i32::from(ends_free),
+            pattern_begin_free: form.pattern_begin_free,
+            text_begin_free: form.text_begin_free,
+            pattern_end_free: form.pattern_end_free,
+            text_end_free: form.text_end_free,
+            wide_start: i32::from(pen.match_score == 0),
+            wfadaptive: i32::from(heuristic.strategy == Heuristic::WFADAPTIVE),
+            min_wavefront_length: heuristic.min_wavefront_length,
+            max_distance_threshold: heuristic.max_distance_threshold,
+            steps_between_cutoffs: heuristic.steps_between_cutoffs,
+            full: i32::from(attributes.scope == AlignmentScope::ComputeAlignment),
+        })
+    }
+
+    pub fn to_le_bytes(self) -> [u8; PARAMS_BYTES] {
+        let fields = [
+            self.metric,
+            self.mismatch,
+            self.open,
+            self.extension,
+            self.scope,
+            self.ends_free,
+            self.pattern_begin_free,
+            self.text_begin_free,
+            self.pattern_end_free,
+            self.text_end_free,
+            self.wide_start,
+            self.wfadaptive,
+            self.min_wavefront_length,
+            self.max_distance_threshold,
+            self.steps_between_cutoffs,
+            self.full,
+        ];
+        let mut out = [0u8; PARAMS_BYTES];
+        for (dst, v) in out.chunks_exact_mut(4).zip(fields) {
+            dst.copy_from_slice(&v.to_le_bytes());
+        }
+        out
+    }
+
+    /// Whether a pair of these lengths is one the kernel reproduces: the
+    /// ends-free lengths must lie inside the sequences (longer ones are a
+    /// configuration error upstream, reported by the CPU path; the stale
+    /// begin-free ones of an end-to-end span are read all the same).
+    pub fn takes_lengths(&self, pattern_len: usize, text_len: usize) -> bool {
+        let (p, t) = (pattern_len as i64, text_len as i64);
+        let ends_fit = self.ends_free == 0
+            || (i64::from(self.pattern_end_free) <= p && i64::from(self.text_end_free) <= t);
+        i64::from(self.pattern_begin_free) <= p
+            && i64::from(self.text_begin_free) <= t
+            && ends_fit
+            && p + t <= MAX_PAIR_BASES as i64
+    }
+
+    /// Score at which the kernel gives a pair up (the CPU path then aligns
+    /// it). Below upstream's high-memory wavefront table size the CPU path
+    /// never runs out of wavefronts, so stopping there keeps results equal.
+    pub fn score_bound(attributes: &AlignerAttributes, pattern_len: usize, text_len: usize) -> i32 {
+        let pen = WfPenalties::from_client(&attributes.penalties).expect("checked by Params::new");
+        let n = pen.num_wavefronts(pattern_len as i32, text_len as i32);
+        n.clamp(1, i64::from(i32::MAX / 4)) as i32
+    }
+}
+
+/// Longest pair (pattern plus text) a device takes; longer ones stay on the
+/// CPU, whose memory grows with the score instead of being preallocated.
+pub const MAX_PAIR_BASES: usize = 65_536;
+
+/// Whether the kernel compares these bytes as the CPU path does: it packs
+/// 2 bits per base, so only upper-case `A`, `C`, `G`, `T` qualify.
+pub fn packable(seq: &[u8]) -> bool {
+    seq.iter().all(|b| matches!(b, b'A' | b'C' | b'G' | b'T'))
+}
+
+/// 2-bit code of an upper-case base (bits 1-2 of its ASCII code).
+#[inline]
+pub fn base_code(b: u8) -> u32 {
+    u32::from((b >> 1) & 3)
+}
+
+/// Packs `seq` 16 bases per little-endian `u32`, plus one zero word so that
+/// a 16-base read at any position stays inside the buffer.
+pub fn pack_into(seq: &[u8], out: &mut Vec<u32>) {
+    out.clear();
+    out.resize(seq.len().div_ceil(16) + 1, 0);
+    for (i, &b) in seq.iter().enumerate() {
+        out[i / 16] |= base_code(b) << (2 * (i % 16));
+    }
+}
+
+/// Words `pack_into` writes for `n` bases.
+pub fn packed_words(n: usize) -> usize {
+    n.div_ceil(16) + 1
+}

@@ -1,0 +1,170 @@
+//! Turns the kernel's backtrace walk into the CPU path's CIGAR.
+//!
+//! The kernel returns where the alignment ended and, per X/I/D operation from
+//! the end towards the start, which source the CPU backtrace would pick there
+//! (the choice depends only on the wavefront cells, so the kernel makes it in
+//! the forward pass with the backtrace's own preference among equal offsets).
+//! Matches are not stored: walking the path forward from score 0 and
+//! re-extending each M cell recovers every offset, and with those offsets the
+//! CPU backtrace loop below runs as it does on the CPU, stopping and padding
+//! the ends exactly where it does.
+
+use super::plan::{METRIC_EDIT, METRIC_INDEL, Params, TAG_D_EXT, TAG_I_EXT, TAG_I_OPEN, TAG_X};
+
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Mat {
+    M,
+    I,
+    D,
+}
+
+fn run_length(pattern: &[u8], text: &[u8], v: i32, h: i32) -> i32 {
+    if v < 0 || h < 0 {
+        return 0;
+    }
+    let (v, h) = (v as usize, h as usize);
+    if v >= pattern.len() || h >= text.len() {
+        return 0;
+    }
+    pattern[v..]
+        .iter()
+        .zip(&text[h..])
+        .take_while(|(a, b)| a == b)
+        .count() as i32
+}
+
+/// The CIGAR operations of a pair the kernel finished, or `None` when the
+/// walk does not replay to the end cell the kernel reported (the pair then
+/// goes to the CPU path).
+pub fn operations(
+    p: &Params,
+    pattern: &[u8],
+    text: &[u8],
+    end_score: i32,
+    end_k: i32,
+    end_offset: i32,
+    path: &[u8],
+) -> Option<Vec<u8>> {
+    let (plen, tlen) = (pattern.len() as i32, text.len() as i32);
+    let n = path.len();
+    let linear = p.metric != super::plan::METRIC_AFFINE;
+    let (dx, dopen, dext) = if p.metric == METRIC_EDIT || p.metric == METRIC_INDEL {
+        (1, 1, 1)
+    } else {
+        (p.mismatch, p.open, p.extension)
+    };
+    // States along the path, end first.
+    let mut mat = Vec::with_capacity(n + 1);
+    let mut ks = Vec::with_capacity(n + 1);
+    let mut scores = Vec::with_capacity(n + 1);
+    let (mut m, mut k, mut s) = (Mat::M, end_k, end_score);
+    for &tag in path {
+        mat.push(m);
+        ks.push(k);
+        scores.push(s);
+        let (next, dk, ds) = match tag {
+            TAG_X => (Mat::M, 0, dx),
+            TAG_I_OPEN => (Mat::M, -1, dopen),
+            TAG_I_EXT if !linear => (Mat::I, -1, dext),
+            super::plan::TAG_D_OPEN => (Mat::M, 1, dopen),
+            TAG_D_EXT if !linear => (Mat::D, 1, dext),
+            _ => return None,
+        };
+        m = next;
+        k += dk;
+        s -= ds;
+    }
+    mat.push(m);
+    ks.push(k);
+    scores.push(s);
+    if m != Mat::M || s != 0 {
+        return None;
+    }
+    // Offsets forward from score 0: `pre` is an M cell before extension (the
+    // backtrace's source offset), `out` what later cells read.
+    let mut pre = vec![0i32; n + 1];
+    let mut out = vec![0i32; n + 1];
+    let k0 = ks[n];
+    pre[n] = if k0 > 0 { k0 } else { 0 };
+    out[n] = pre[n] + run_length(pattern, text, pre[n] - k0, pre[n]);
+    for i in (0..n).rev() {
+        let value = match path[i] {
+            TAG_X | TAG_I_OPEN | TAG_I_EXT => out[i + 1] + 1,
+            _ => out[i + 1],
+        };
+        pre[i] = value;
+        out[i] = if mat[i] == Mat::M {
+            value + run_length(pattern, text, value - ks[i], value)
+        } else {
+            value
+        };
+    }
+    if out[0] != end_offset {
+        return None;
+    }
+    // The CPU backtrace loop (`backtrace::affine` / `backtrace::linear`).
+    let mut ops: Vec<u8> = Vec::with_capacity((plen + tlen) as usize);
+    let push_n = |ops: &mut Vec<u8>, op: u8, n: i32| {
+        for _ in 0..n {
+            ops.push(op);
+        }
+    };
+    let mut offset = end_offset;
+    let mut k = end_k;
+    let mut v = offset - k;
+    let mut h = offset;
+    if v < plen {
+        push_n(&mut ops, b'D', plen - v);
+    }
+    if h < tlen {
+        push_n(&mut ops, b'I', tlen - h);
+    }
+    let mut i = 0;
+    let mut m = Mat::M;
+    while v > 0 && h > 0 && scores[i] > 0 {
+        if i == n {
+            return None;
+        }
+        if m == Mat::M {
+            let src = pre[i];
+            push_n(&mut ops, b'M', offset - src);
+            offset = src;
+            v = offset - k;
+            h = offset;
+            if v <= 0 || h <= 0 {
+                break;
+            }
+        }
+        match path[i] {
+            TAG_X => {
+                ops.push(b'X');
+                offset -= 1;
+            }
+            TAG_I_OPEN | TAG_I_EXT => {
+                ops.push(b'I');
+                k -= 1;
+                offset -= 1;
+            }
+            _ => {
+                ops.push(b'D');
+                k += 1;
+            }
+        }
+        m = mat[i + 1];
+        i += 1;
+        v = offset - k;
+        h = offset;
+    }
+    if m == Mat::M {
+        if v > 0 && h > 0 {
+            let n = v.min(h);
+            push_n(&mut ops, b'M', n);
+            v -= n;
+            h -= n;
+        }
+        push_n(&mut ops, b'D', v);
+        push_n(&mut ops, b'I', h);
+    }
+    ops.reverse();
+    Some(ops)
+}

@@ -1,0 +1,533 @@
+//! `WfaRunner`: one GPU's share of the WFA scheduler. Packs a batch's pairs,
+//! launches `seqshim_wfa_align` once per arena-sized chunk and turns what
+//! comes back into the CPU path's `PairResult`s.
+//!
+//! Device memory is one arena reserved when the runner starts. A launch uses
+//! it as: parameters, the pair counter, descriptors, packed sequences and
+//! result slots (what crosses the bus), then one slice per worker for its
+//! wavefront ring, score table and backtrace codes.
+
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
+
+use super::plan::{self, PARAMS_BYTES, Params};
+use super::replay;
+use crate::engine::device::{Arena, Arg, DeviceError, Gpu, Kernel, KernelSource};
+use crate::engine::scheduler::BatchRunner;
+use crate::wfa::job::{PairResult, WfaJob, align_on_cpu};
+use crate::wfa::penalties::WfPenalties;
+use crate::wfa::{AlignStatus, AlignerAttributes};
+
+pub const SOURCE: KernelSource = KernelSource {
+    name: "wfa",
+    code: include_str!("../../../kernels/wfa.cu"),
+    options: &[],
+};
+
+/// Bytes of `WfaPair` in kernels/wfa.cu.
+const DESC_BYTES: usize = 40;
+/// Bytes of a result slot before its path tags.
+const RESULT_HEADER: usize = 32;
+/// Where the descriptors start (parameters and counter come first).
+const DESCS_AT: usize = 128;
+const COUNTER_AT: usize = PARAMS_BYTES;
+/// Largest arena (its pinned host twin is as large).
+const MAX_ARENA: usize = 8 << 30;
+const MIN_ARENA: usize = 256 << 20;
+/// Share of free device memory the arena may take.
+const MEM_FRAC: f64 = 0.5;
+/// Threads a device keeps resident (132 SMs x 2048 on an H100), which sets
+/// how many workers a launch starts.
+const RESIDENT_THREADS: usize = 132 * 2048;
+/// Largest ring kept in shared memory. Rings of up to 40 KiB fit the
+/// default limit, but on an H200 they ran no faster than rings in global
+/// memory (which stay in L1/L2) and cost occupancy, so only small rings
+/// (short pairs with small penalties) go there.
+const SHARED_RING_MAX: usize = 12 << 10;
+/// Fewest workers a launch for pairs that ran out of memory is worth.
+const MIN_RETRY_WORKERS: usize = 16;
+
+/// What all runners have done, for reports and tests.
+#[derive(Debug, Default)]
+pub struct Counters {
+    /// Pairs the kernel finished.
+    pub on_gpu: AtomicU64,
+    /// Pairs the kernel gave back (score past its memory, unfeasible, ...).
+    pub rescued: AtomicU64,
+    /// Pairs of GPU jobs aligned on the CPU without trying the kernel
+    /// (bytes other than ACGT, a configuration or length it does not take).
+    pub routed_to_cpu: AtomicU64,
+    /// Finished pairs whose walk did not replay (aligned on the CPU; a kernel
+    /// bug if ever non-zero).
+    pub replay_failures: AtomicU64,
+    pub launches: AtomicU64,
+}
+
+pub static COUNTERS: Counters = Counters {
+    on_gpu: AtomicU64::new(0),
+    rescued: AtomicU64::new(0),
+    routed_to_cpu: AtomicU64::new(0),
+    replay_failures: AtomicU64::new(0),
+    launches: AtomicU64::new(0),
+};
+
+/// A snapshot of [`COUNTERS`]: (on GPU, rescued, routed to CPU, replay failures, launches).
+pub fn counters() -> (u64, u64, u64, u64, u64) {
+    let l = |c: &AtomicU64| c.load(Ordering::Relaxed);
+    (
+        l(&COUNTERS.on_gpu),
+        l(&COUNTERS.rescued),
+        l(&COUNTERS.routed_to_cpu),
+        l(&COUNTERS.replay_failures),
+        l(&COUNTERS.launches),
+    )
+}
+
+fn align16(n: usize) -> usize {
+    n.next_multiple_of(16)
+}
+
+pub struct WfaRunner {
+    gpu: Arc<Gpu>,
+    kernel: Kernel,
+    arena: Arena,
+}
+
+/// One pair of a launch: which job and pair, and where its bytes go.
+struct Placed {
+    job: usize,
+    pair: usize,
+    plen: usize,
+    tlen: usize,
+    pattern: usize,
+    text: usize,
+    result: usize,
+    path_cap: usize,
+    max_score: i32,
+}
+
+impl WfaRunner {
+    pub fn new(gpu: Arc<Gpu>) -> Result<Self, DeviceError> {
+        let kernel = gpu.kernel(&SOURCE, "seqshim_wfa_align")?;
+        let mut arena = gpu.arena(0);
+        let (free, _) = gpu.memory()?;
+        let mut bytes = ((free as f64 * MEM_FRAC) as usize).min(MAX_ARENA);
+        if bytes < MIN_ARENA {
+            return Err(DeviceError(format!(
+                "only {} MiB of device memory free for WFA",
+                free >> 20
+            )));
+        }
+        loop {
+            match arena.reserve(bytes) {
+                Ok(()) => break,
+                Err(e) if bytes > MIN_ARENA => {
+                    crate::log_debug!("WFA arena of {bytes} bytes refused ({e}); halving");
+                    bytes /= 2;
+                }
+                Err(e) => return Err(e),
+            }
+        }
+        crate::log_info!(
+            "WFA: GPU {} arena of {} MiB",
+            gpu.info().ordinal,
+            arena.capacity() >> 20
+        );
+        Ok(WfaRunner { gpu, kernel, arena })
+    }
+
+    fn run(&mut self, jobs: &[WfaJob]) -> Result<Vec<Option<Vec<PairResult>>>, DeviceError> {
+        let mut results: Vec<Vec<Option<PairResult>>> =
+            jobs.iter().map(|j| vec![None; j.range.len()]).collect();
+        // Jobs of one configuration share launches.
+        let mut groups: Vec<(AlignerAttributes, Vec<usize>)> = Vec::new();
+        for (i, job) in jobs.iter().enumerate() {
+            match groups.iter_mut().find(|(a, _)| *a == job.attributes) {
+                Some((_, members)) => members.push(i),
+                None => groups.push((job.attributes, vec![i])),
+            }
+        }
+        let mut on_cpu = 0usize;
+        for (attributes, members) in &groups {
+            let params = Params::new(attributes).ok();
+            let mut chunk: Vec<(usize, usize)> = Vec::new();
+            let mut chunk_bytes = 0;
+            let budget = self.arena.capacity() / 4;
+            for &j in members {
+                let job = &jobs[j];
+                for (slot, pair) in job.range.clone().enumerate() {
+                    let (p, t) = (job.pairs.pattern(pair), job.pairs.text(pair));
+                    let takes = params.is_some_and(|params| {
+                        params.takes_lengths(p.len(), t.len())
+                            && plan::packable(p)
+                            && plan::packable(t)
+                    });
+                    if !takes {
+                        on_cpu += 1;
+                        continue;
+                    }
+                    let bytes = Self::io_bytes(p.len(), t.len());
+                    if chunk_bytes + bytes > budget && !chunk.is_empty() {
+                        self.launch_all(
+                            params.expect("takes"),
+                            attributes,
+                            jobs,
+                            &chunk,
+                            &mut results,
+                        )?;
+                        chunk.clear();
+                        chunk_bytes = 0;
+                    }
+                    chunk.push((j, slot));
+                    chunk_bytes += bytes;
+                }
+            }
+            if !chunk.is_empty() {
+                self.launch_all(
+                    params.expect("takes"),
+                    attributes,
+                    jobs,
+                    &chunk,
+                    &mut results,
+                )?;
+            }
+        }
+        COUNTERS
+            .routed_to_cpu
+            .fetch_add(on_cpu as u64, Ordering::Relaxed);
+        // Everything the kernel did not finish: the CPU path, on its pool.
+        let mut missing: Vec<(usize, usize)> = Vec::new();
+        for (j, r) in results.iter().enumerate() {
+            for (slot, x) in r.iter().enumerate() {
+                if x.is_none() {
+                    missing.push((j, slot));
+                }
+            }
+        }
+        let rescued: Vec<((usize, usize), PairResult)> = crate::engine::cpu::install(|| {
+            use rayon::prelude::*;
+            missing
+                .par_iter()
+                .map(|&(j, slot)| {
+                    let job = &jobs[j];
+                    let pair = job.range.start + slot;
+                    (
+                        (j, slot),
+                        align_on_cpu(
+                            &job.attributes,
+                            job.pairs.pattern(pair),
+                            job.pairs.text(pair),
+                        ),
+                    )
+                })
+                .collect()
+        });
+        for ((j, slot), r) in rescued {
+            results[j][slot] = Some(r);
+        }
+        Ok(results
+            .into_iter()
+            .map(|r| r.into_iter().collect::<Option<Vec<_>>>())
+            .collect())
+    }
+
+    fn io_bytes(plen: usize, tlen: usize) -> usize {
+        DESC_BYTES
+            + 4 * (plan::packed_words(plen) + plan::packed_words(tlen))
+            + align16(RESULT_HEADER + plen + tlen + 16)
+            + 32
+    }
+
+    fn block_size(max_bases: usize) -> u32 {
+        if let Some(b) = tuning("SEQSHIM_WFA_BLOCK") {
+            return (b as u32).clamp(32, 512).next_power_of_two();
+        }
+        // Measured on an H200: short pairs gain from more, smaller workers;
+        // long ones lose from blocks larger than 128 threads.
+        match max_bases {
+            0..=600 => 32,
+            601..=4000 => 64,
+            _ => 128,
+        }
+    }
+
+    /// Launches a chunk; pairs that ran out of their worker's memory go
+    /// again with a quarter of the workers (four times the memory each)
+    /// before the CPU path gets them.
+    fn launch_all(
+        &mut self,
+        params: Params,
+        attributes: &AlignerAttributes,
+        jobs: &[WfaJob],
+        chunk: &[(usize, usize)],
+        results: &mut [Vec<Option<PairResult>>],
+    ) -> Result<(), DeviceError> {
+        let mut pending = chunk.to_vec();
+        let mut max_workers = usize::MAX;
+        while !pending.is_empty() {
+            let (short, workers) =
+                self.launch(params, attributes, jobs, &pending, results, max_workers)?;
+            if workers <= MIN_RETRY_WORKERS {
+                COUNTERS
+                    .rescued
+                    .fetch_add(short.len() as u64, Ordering::Relaxed);
+                break;
+            }
+            pending = short;
+            max_workers = workers / 4;
+        }
+        Ok(())
+    }
+
+    /// Packs, launches and unpacks one chunk of pairs of one configuration
+    /// with at most `max_workers` workers. Returns the pairs that ran out of
+    /// worker memory and the number of workers used.
+    fn launch(
+        &mut self,
+        params: Params,
+        attributes: &AlignerAttributes,
+        jobs: &[WfaJob],
+        chunk: &[(usize, usize)],
+        results: &mut [Vec<Option<PairResult>>],
+        max_workers: usize,
+    ) -> Result<(Vec<(usize, usize)>, usize), DeviceError> {
+        let full = params.full != 0;
+        // Layout of the I/O part.
+        let mut placed = Vec::with_capacity(chunk.len());
+        let mut at = align16(DESCS_AT + DESC_BYTES * chunk.len());
+        let mut max_bases = 0;
+        let mut max_score = 1;
+        for &(job, slot) in chunk {
+            let j = &jobs[job];
+            let pair = j.range.start + slot;
+            let (plen, tlen) = (
+                j.pairs.spans[pair].pattern_len,
+                j.pairs.spans[pair].text_len,
+            );
+            let pattern = at;
+            let text = pattern + align16(4 * plan::packed_words(plen));
+            at = text + align16(4 * plan::packed_words(tlen));
+            max_bases = max_bases.max(plen + tlen);
+            let bound = Params::score_bound(attributes, plen, tlen);
+            max_score = max_score.max(bound);
+            placed.push(Placed {
+                job,
+                pair,
+                plen,
+                tlen,
+                pattern,
+                text,
+                result: 0,
+                path_cap: if full { plen + tlen + 16 } else { 0 },
+                max_score: bound,
+            });
+        }
+        let inputs_end = at;
+        for p in &mut placed {
+            p.result = at;
+            at += align16(RESULT_HEADER + p.path_cap);
+        }
+        let results_end = align16(at).next_multiple_of(256);
+        // Workers and their slices.
+        let block = Self::block_size(max_bases);
+        let workers = chunk
+            .len()
+            .min(RESIDENT_THREADS / block as usize)
+            .min(max_workers)
+            .max(1);
+        let width = max_bases + 4;
+        let ring_bytes = align16(params.scope as usize * 3 * width * 4);
+        let ring_in_shared =
+            ring_bytes <= tuning("SEQSHIM_WFA_SHARED_RING").unwrap_or(SHARED_RING_MAX);
+        let capacity = self.arena.capacity();
+        if results_end >= capacity {
+            return Err(DeviceError("WFA chunk exceeds the arena".into()));
+        }
+        let stride = ((capacity - results_end) / workers) & !255;
+        let ring_global = if ring_in_shared { 0 } else { ring_bytes };
+        let (max_scores, code_budget) = if full {
+            let rest = stride.saturating_sub(ring_global);
+            let max_scores = (max_score as usize + 1).min(rest / 16 / 8).max(1);
+            // Two 4-bit cells per byte.
+            (max_scores, rest.saturating_sub(16 * max_scores) / 4 * 8)
+        } else {
+            (1, 0)
+        };
+        if stride < ring_global + 16 * max_scores {
+            return Err(DeviceError(format!(
+                "WFA workers need {} bytes each, the arena leaves {stride}",
+                ring_global + 16 * max_scores
+            )));
+        }
+        // Pack: the bit-packing on the CPU pool, then plain copies.
+        let packed: Vec<(Vec<u32>, Vec<u32>)> = crate::engine::cpu::install(|| {
+            use rayon::prelude::*;
+            placed
+                .par_iter()
+                .map(|p| {
+                    let j = &jobs[p.job];
+                    let (mut a, mut b) = (Vec::new(), Vec::new());
+                    plan::pack_into(j.pairs.pattern(p.pair), &mut a);
+                    plan::pack_into(j.pairs.text(p.pair), &mut b);
+                    (a, b)
+                })
+                .collect()
+        });
+        let staging = self.arena.staging()?;
+        staging[..PARAMS_BYTES].copy_from_slice(&params.to_le_bytes());
+        staging[COUNTER_AT..COUNTER_AT + 4].copy_from_slice(&0u32.to_le_bytes());
+        for (i, (p, (pw, tw))) in placed.iter().zip(&packed).enumerate() {
+            let d = DESCS_AT + i * DESC_BYTES;
+            let desc = &mut staging[d..d + DESC_BYTES];
+            desc[0..8].copy_from_slice(&(p.pattern as u64).to_le_bytes());
+            desc[8..16].copy_from_slice(&(p.text as u64).to_le_bytes());
+            desc[16..24].copy_from_slice(&(p.result as u64).to_le_bytes());
+            desc[24..28].copy_from_slice(&(p.plen as i32).to_le_bytes());
+            desc[28..32].copy_from_slice(&(p.tlen as i32).to_le_bytes());
+            desc[32..36].copy_from_slice(&p.max_score.to_le_bytes());
+            desc[36..40].copy_from_slice(&(p.path_cap as i32).to_le_bytes());
+            for (words, at) in [(pw, p.pattern), (tw, p.text)] {
+                for (w, dst) in words.iter().zip(staging[at..].chunks_exact_mut(4)) {
+                    dst.copy_from_slice(&w.to_le_bytes());
+                }
+            }
+        }
+        self.arena.upload(0..inputs_end)?;
+        let n = u32::try_from(placed.len())
+            .map_err(|_| DeviceError("too many pairs for one launch".into()))?;
+        self.arena.launch(
+            &self.kernel,
+            workers as u32,
+            block,
+            if ring_in_shared { ring_bytes as u32 } else { 0 },
+            &[
+                Arg::Offset(0),
+                Arg::Offset(0),
+                Arg::Offset(COUNTER_AT),
+                Arg::Offset(DESCS_AT),
+                Arg::U32(n),
+                Arg::Offset(results_end),
+                Arg::U64(stride as u64),
+                Arg::U64(ring_bytes as u64),
+                Arg::I32(i32::from(ring_in_shared)),
+                Arg::I32(max_scores as i32),
+                Arg::U64(code_budget as u64),
+            ],
+        )?;
+        COUNTERS.launches.fetch_add(1, Ordering::Relaxed);
+        let results_start = placed.first().map_or(inputs_end, |p| p.result);
+        self.arena.download(results_start..at)?;
+        self.arena.synchronize()?;
+        let staging = self.arena.staging()?;
+        let staging: &[u8] = staging;
+        let pen = WfPenalties::from_client(&attributes.penalties)
+            .map_err(|_| DeviceError("penalties rejected".into()))?;
+        let decoded: Vec<Decoded> = crate::engine::cpu::install(|| {
+            use rayon::prelude::*;
+            placed
+                .par_iter()
+                .map(|p| decode(staging, p, &params, &pen, jobs))
+                .collect()
+        });
+        let mut short = Vec::new();
+        for (p, r) in placed.iter().zip(decoded) {
+            let slot = p.pair - jobs[p.job].range.start;
+            match r {
+                Decoded::Done(r) => {
+                    COUNTERS.on_gpu.fetch_add(1, Ordering::Relaxed);
+                    results[p.job][slot] = Some(r);
+                }
+                Decoded::GivenUp => {
+                    COUNTERS.rescued.fetch_add(1, Ordering::Relaxed);
+                }
+                Decoded::ShortOfMemory => short.push((p.job, slot)),
+            }
+        }
+        Ok((short, workers))
+    }
+}
+
+/// A launch-shape override for measurements (block size, largest ring kept
+/// in shared memory); unset in normal use.
+fn tuning(name: &str) -> Option<usize> {
+    std::env::var(name).ok()?.parse().ok()
+}
+
+fn i32_at(buf: &[u8], at: usize) -> i32 {
+    i32::from_le_bytes([buf[at], buf[at + 1], buf[at + 2], buf[at + 3]])
+}
+
+enum Decoded {
+    Done(PairResult),
+    /// For the CPU path (unfeasible there, or past the score bound).
+    GivenUp,
+    /// Worth another launch with more memory per worker.
+    ShortOfMemory,
+}
+
+/// One pair's result slot.
+fn decode(
+    staging: &[u8],
+    p: &Placed,
+    params: &Params,
+    pen: &WfPenalties,
+    jobs: &[WfaJob],
+) -> Decoded {
+    let r = p.result;
+    match i32_at(staging, r) {
+        1 => {}
+        2 => return Decoded::ShortOfMemory,
+        _ => return Decoded::GivenUp,
+    }
+    let (score, k, offset) = (
+        i32_at(staging, r + 4),
+        i32_at(staging, r + 8),
+        i32_at(staging, r + 12),
+    );
+    let (plen, tlen) = (p.plen as i32, p.tlen as i32);
+    let operations = if params.full != 0 {
+        let n = usize::try_from(i32_at(staging, r + 16))
+            .unwrap_or(0)
+            .min(p.path_cap);
+        let path = &staging[r + RESULT_HEADER..r + RESULT_HEADER + n];
+        let j = &jobs[p.job];
+        let ops = replay::operations(
+            params,
+            j.pairs.pattern(p.pair),
+            j.pairs.text(p.pair),
+            score,
+            k,
+            offset,
+            path,
+        );
+        match ops {
+            Some(ops) => ops,
+            None => {
+                COUNTERS.replay_failures.fetch_add(1, Ordering::Relaxed);
+                return Decoded::GivenUp;
+            }
+        }
+    } else {
+        Vec::new()
+    };
+    Decoded::Done(PairResult {
+        outcome: Ok(AlignStatus::Successful),
+        score: pen.classic_score(plen, tlen, score),
+        operations,
+    })
+}
+
+impl BatchRunner<WfaJob> for WfaRunner {
+    fn label(&self) -> String {
+        let info = self.gpu.info();
+        format!("GPU {} ({})", info.ordinal, info.name)
+    }
+
+    fn capacity(&self) -> usize {
+        65_536
+    }
+
+    fn run_batch(&mut self, jobs: &[WfaJob]) -> Result<Vec<Option<Vec<PairResult>>>, String> {
+        self.run(jobs).map_err(|e| e.to_string())
+    }
+}

@@ -1,0 +1,394 @@
+//! WFA on a real GPU: pairs over the length/divergence grid and every
+//! configuration the kernel takes are aligned by the GPU runner and by the
+//! CPU path, and every result (status, score, CIGAR) must be identical. Then
+//! a throughput comparison: GPU batch against the CPU path on the CPU pool.
+//!
+//! Needs a GPU; without one each test prints SKIP, unless
+//! `SEQSHIM_REQUIRE_GPU=1` (the device bundle sets it) makes that a failure.
+//! Run on the GPU machine by `device-bundle/checks/wfa.sh`.
+
+use std::sync::Arc;
+use std::time::Instant;
+
+use seqshim::engine::scheduler::{BatchRunner, Job};
+use seqshim::engine::{cpu, device};
+use seqshim::wfa::gpu::{WfaRunner, counters};
+use seqshim::wfa::job::{PairResult, PairSet, WfaJob, gpu_may_take};
+use seqshim::wfa::{
+    AffinePenalties, AlignerAttributes, AlignmentForm, AlignmentScope, AlignmentSpan, Heuristic,
+    LinearPenalties, MemoryMode, Penalties,
+};
+
+fn runner() -> Option<WfaRunner> {
+    let required = std::env::var("SEQSHIM_REQUIRE_GPU").as_deref() == Ok("1");
+    let Some(gpu) = device::gpus().first() else {
+        let why = match device::availability() {
+            device::Availability::CpuOnly { reason } => reason.clone(),
+            device::Availability::Gpus(_) => "no GPU".into(),
+        };
+        assert!(!required, "SEQSHIM_REQUIRE_GPU=1 but no GPU: {why}");
+        eprintln!("SKIP: no usable GPU ({why})");
+        return None;
+    };
+    match WfaRunner::new(gpu.clone()) {
+        Ok(runner) => Some(runner),
+        Err(e) => panic!("the WFA kernel did not load on {}: {e}", gpu.info().name),
+    }
+}
+
+struct Rng(u64);
+impl Rng {
+    fn next(&mut self) -> u64 {
+        self.0 ^= self.0 >> 12;
+        self.0 ^= self.0 << 25;
+        self.0 ^= self.0 >> 27;
+        self.0.wrapping_mul(0x2545_f491_4f6c_dd1d)
+    }
+    fn below(&mut self, n: u64) -> u64 {
+        self.next() % n.max(1)
+    }
+}
+
+fn random_seq(rng: &mut Rng, n: usize) -> Vec<u8> {
+    (0..n).map(|_| b"ACGT"[rng.below(4) as usize]).collect()
+}
+
+/// A pair of about `len` bases with `percent` % edits (substitutions,
+/// insertions and deletions in equal shares).
+fn pair(rng: &mut Rng, len: usize, percent: u64) -> (Vec<u8>, Vec<u8>) {
+    let p = random_seq(rng, len);
+    let mut t = Vec::with_capacity(len + len / 8);
+    for &b in &p {
+        if rng.below(1000) < percent * 10 {
+            match rng.below(3) {
+                0 => t.push(
+                    b"ACGT"[(rng.below(3) as usize + 1 + "ACGT".find(b as char).unwrap()) % 4],
+                ),
+                1 => {}
+                _ => {
+                    t.push(b"ACGT"[rng.below(4) as usize]);
+                    t.push(b);
+                }
+            }
+        } else {
+            t.push(b);
+        }
+    }
+    (p, t)
+}
+
+fn edge_pairs(rng: &mut Rng) -> Vec<(Vec<u8>, Vec<u8>)> {
+    let mut v: Vec<(Vec<u8>, Vec<u8>)> = vec![
+        (b"".to_vec(), b"".to_vec()),
+        (b"".to_vec(), b"ACGT".to_vec()),
+        (b"ACGT".to_vec(), b"".to_vec()),
+        (b"A".to_vec(), b"A".to_vec()),
+        (b"A".to_vec(), b"C".to_vec()),
+        (b"A".to_vec(), b"".to_vec()),
+        (b"".to_vec(), b"T".to_vec()),
+        (b"ACGTNNNNACGT".to_vec(), b"ACGTNNNNACGT".to_vec()),
+        (b"ACGTNACGT".to_vec(), b"ACGTACGT".to_vec()),
+        (b"acgtacgtac".to_vec(), b"ACGTACGTAC".to_vec()),
+        (b"acgtacgtac".to_vec(), b"acgtaggtac".to_vec()),
+        (b"GATTACA".to_vec(), b"GATTACA".to_vec()),
+    ];
+    for _ in 0..20 {
+        let len = 300 + rng.below(600) as usize;
+        let (p, _) = pair(rng, len, 0);
+        let len = 1 + rng.below(40) as usize;
+        let t = random_seq(rng, len);
+        v.push((p.clone(), t.clone()));
+        v.push((t, p));
+    }
+    for _ in 0..10 {
+        let (p, mut t) = pair(rng, 150, 5);
+        let at = rng.below(t.len() as u64) as usize;
+        t[at] = b'N';
+        v.push((p, t));
+    }
+    v
+}
+
+fn affine(x: i32, o: i32, e: i32) -> Penalties {
+    Penalties::GapAffine(AffinePenalties {
+        match_score: 0,
+        mismatch: x,
+        gap_opening: o,
+        gap_extension: e,
+    })
+}
+
+fn attributes(
+    penalties: Penalties,
+    scope: AlignmentScope,
+    form: AlignmentForm,
+    heuristic: Heuristic,
+) -> AlignerAttributes {
+    AlignerAttributes {
+        penalties,
+        scope,
+        form,
+        memory_mode: MemoryMode::High,
+        heuristic,
+        max_alignment_score: i32::MAX,
+    }
+}
+
+fn jobs_of(
+    attributes: AlignerAttributes,
+    pairs: &[(Vec<u8>, Vec<u8>)],
+    per_job: usize,
+) -> Vec<WfaJob> {
+    let mut set = PairSet::with_capacity(pairs.len(), 0);
+    for (p, t) in pairs {
+        set.push(p, t);
+    }
+    let set = Arc::new(set);
+    (0..pairs.len())
+        .step_by(per_job.max(1))
+        .map(|start| WfaJob {
+            attributes,
+            pairs: set.clone(),
+            range: start..(start + per_job).min(pairs.len()),
+            gpu: true,
+        })
+        .collect()
+}
+
+fn cpu_results(jobs: &[WfaJob]) -> Vec<PairResult> {
+    cpu::install(|| {
+        use rayon::prelude::*;
+        jobs.par_iter()
+            .flat_map_iter(|job| job.range.clone().map(move |i| (job, i)))
+            .map(|(job, i)| {
+                seqshim::wfa::job::align_on_cpu(
+                    &job.attributes,
+                    job.pairs.pattern(i),
+                    job.pairs.text(i),
+                )
+            })
+            .collect::<Vec<_>>()
+    })
+}
+
+/// Runs `jobs` on the GPU runner and the CPU path; returns (pairs, differ).
+fn compare(runner: &mut WfaRunner, label: &str, jobs: &[WfaJob]) -> (usize, usize) {
+    let gpu = runner
+        .run_batch(jobs)
+        .unwrap_or_else(|e| panic!("{label}: batch failed: {e}"));
+    let want = cpu_results(jobs);
+    let got: Vec<PairResult> = gpu
+        .into_iter()
+        .flat_map(|r| r.expect("every job finishes"))
+        .collect();
+    assert_eq!(got.len(), want.len());
+    let mut differ = 0;
+    let pairs: Vec<(usize, usize)> = jobs
+        .iter()
+        .enumerate()
+        .flat_map(|(j, job)| job.range.clone().map(move |i| (j, i)))
+        .collect();
+    for (n, (g, w)) in got.iter().zip(&want).enumerate() {
+        if g != w {
+            differ += 1;
+            if differ <= 5 {
+                let (j, i) = pairs[n];
+                eprintln!(
+                    "{label}: MISMATCH pair {n}: GPU {:?} {} {} / CPU {:?} {} {}\n  p={}\n  t={}",
+                    g.outcome,
+                    g.score,
+                    String::from_utf8_lossy(&g.operations),
+                    w.outcome,
+                    w.score,
+                    String::from_utf8_lossy(&w.operations),
+                    String::from_utf8_lossy(jobs[j].pairs.pattern(i)),
+                    String::from_utf8_lossy(jobs[j].pairs.text(i)),
+                );
+            }
+        }
+    }
+    (got.len(), differ)
+}
+
+fn scale(var: &str, default: f64) -> f64 {
+    std::env::var(var)
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(default)
+}
+
+/// GPU == CPU over the grid and every configuration the kernel takes.
+#[test]
+fn gpu_equals_cpu_on_the_grid() {
+    let Some(mut runner) = runner() else { return };
+    let s = scale("WFA_PARITY_SCALE", 1.0);
+    let n = |x: usize| ((x as f64 * s) as usize).max(1);
+    let mut rng = Rng(0x00f0_9a11);
+    let default = AlignerAttributes::default();
+    let mut total = (0usize, 0usize);
+    let before = counters();
+    // The default attributes (gap-affine 4,6,2, wf-adaptive) and the exact
+    // aligner over the whole grid.
+    let exact = attributes(
+        affine(4, 6, 2),
+        AlignmentScope::ComputeAlignment,
+        AlignmentForm::END_TO_END,
+        Heuristic::none(),
+    );
+    for (name, attr) in [
+        ("default (affine 4,6,2, wf-adaptive)", default),
+        ("affine 4,6,2 exact", exact),
+    ] {
+        for (len, count) in [(150, n(20_000)), (1_000, n(4_000)), (10_000, n(60))] {
+            for rate in [2, 5, 10] {
+                let pairs: Vec<_> = (0..count).map(|_| pair(&mut rng, len, rate)).collect();
+                let jobs = jobs_of(attr, &pairs, 1024);
+                let label = format!("{name}, {len} bp @ {rate}%");
+                let (c, d) = compare(&mut runner, &label, &jobs);
+                eprintln!("wfa gpu parity [{label}]: {c} pairs, {d} differ from the CPU");
+                total.0 += c;
+                total.1 += d;
+            }
+        }
+    }
+    // Every metric x span x scope x heuristic.
+    let metrics = [
+        ("indel", Penalties::Indel),
+        ("edit", Penalties::Edit),
+        (
+            "linear 0,4,2",
+            Penalties::GapLinear(LinearPenalties {
+                match_score: 0,
+                mismatch: 4,
+                indel: 2,
+            }),
+        ),
+        ("affine 4,6,2", affine(4, 6, 2)),
+        ("affine 2,3,1", affine(2, 3, 1)),
+    ];
+    let forms = [
+        ("end-to-end", AlignmentForm::END_TO_END),
+        (
+            "ends-free 10,10,10,10",
+            AlignmentForm {
+                span: AlignmentSpan::EndsFree,
+                pattern_begin_free: 10,
+                pattern_end_free: 10,
+                text_begin_free: 10,
+                text_end_free: 10,
+            },
+        ),
+    ];
+    for (mn, pen) in metrics {
+        for (fname, form) in forms {
+            for (hn, h) in [
+                ("none", Heuristic::none()),
+                ("wf-adaptive", Heuristic::wfadaptive(10, 50, 1)),
+            ] {
+                for scope in [
+                    AlignmentScope::ComputeScore,
+                    AlignmentScope::ComputeAlignment,
+                ] {
+                    let attr = attributes(pen, scope, form, h);
+                    assert!(
+                        gpu_may_take(&attr, 150, 150),
+                        "{mn} {fname} {hn} is routed to the CPU"
+                    );
+                    let mut pairs = edge_pairs(&mut rng);
+                    for (len, count) in [(150, n(1_200)), (1_000, n(240))] {
+                        for rate in [2, 5, 10] {
+                            pairs.extend((0..count).map(|_| pair(&mut rng, len, rate)));
+                        }
+                    }
+                    let jobs = jobs_of(attr, &pairs, 256);
+                    let label = format!("{mn}, {fname}, {hn}, {scope:?}");
+                    let (c, d) = compare(&mut runner, &label, &jobs);
+                    eprintln!("wfa gpu parity [{label}]: {c} pairs, {d} differ from the CPU");
+                    total.0 += c;
+                    total.1 += d;
+                }
+            }
+        }
+    }
+    let after = counters();
+    let rescued = after.1 - before.1;
+    eprintln!(
+        "wfa gpu parity: {} pairs, {} differ from the CPU, {} rescued on the CPU",
+        total.0, total.1, rescued
+    );
+    eprintln!(
+        "wfa gpu stats: {} pairs finished on the GPU in {} launches, {} rescued, {} routed to the CPU by their bytes or lengths, {} replay failures",
+        after.0 - before.0,
+        after.4 - before.4,
+        rescued,
+        after.2 - before.2,
+        after.3 - before.3
+    );
+    assert_eq!(total.1, 0);
+    assert_eq!(after.3 - before.3, 0);
+    assert!(after.0 - before.0 > (total.0 as u64) * 9 / 10);
+}
+
+/// Throughput: GPU batch vs the CPU path on the CPU pool, exact gap-affine
+/// (4,6,2), full CIGAR and score-only. `WFA_BENCH_SCALE` scales the pair
+/// counts (1 = 1 M / 100 k / 10 k); the CPU side times a share of them.
+#[test]
+fn gpu_vs_cpu_benchmark() {
+    let t = Instant::now();
+    let Some(mut runner) = runner() else { return };
+    eprintln!(
+        "wfa benchmark: runner ready in {:.2} s (kernel load and arena)",
+        t.elapsed().as_secs_f64()
+    );
+    let s = scale("WFA_BENCH_SCALE", 1.0);
+    let cpu_share = scale("WFA_BENCH_CPU_SHARE", 0.1);
+    let mut rng = Rng(0xbe9c);
+    eprintln!("wfa benchmark: CPU pool of {} threads", cpu::threads());
+    for scope in [
+        AlignmentScope::ComputeAlignment,
+        AlignmentScope::ComputeScore,
+    ] {
+        let attr = attributes(
+            affine(4, 6, 2),
+            scope,
+            AlignmentForm::END_TO_END,
+            Heuristic::none(),
+        );
+        for (len, count) in [(150, 1_000_000), (1_000, 100_000), (10_000, 10_000)] {
+            for rate in [2, 5, 10] {
+                let count = ((count as f64 * s) as usize).max(16);
+                let pairs: Vec<_> = (0..count).map(|_| pair(&mut rng, len, rate)).collect();
+                let jobs = jobs_of(attr, &pairs, 4096);
+                let before = counters();
+                let t = Instant::now();
+                let gpu = runner.run_batch(&jobs).expect("GPU batch");
+                let gpu_s = t.elapsed().as_secs_f64();
+                let after = counters();
+                let n_cpu = ((count as f64 * cpu_share) as usize).clamp(16.min(count), count);
+                let per_job = (n_cpu / (cpu::threads() * 16)).max(1);
+                let cpu_jobs = jobs_of(attr, &pairs[..n_cpu], per_job);
+                let t = Instant::now();
+                let want = cpu::install(|| {
+                    use rayon::prelude::*;
+                    cpu_jobs.par_iter().map(|j| j.run_cpu()).collect::<Vec<_>>()
+                });
+                let cpu_s = t.elapsed().as_secs_f64();
+                let got: Vec<PairResult> = gpu
+                    .into_iter()
+                    .flat_map(|r| r.unwrap())
+                    .take(n_cpu)
+                    .collect();
+                let want: Vec<PairResult> = want.into_iter().flatten().collect();
+                let differ = got.iter().zip(&want).filter(|(a, b)| a != b).count();
+                let gpu_rate = count as f64 / gpu_s;
+                let cpu_rate = n_cpu as f64 / cpu_s;
+                eprintln!(
+                    "wfa benchmark: {scope:?} {len} bp @ {rate}%: {count} pairs; GPU {gpu_rate:.0} aln/s ({} rescued), CPU pool {cpu_rate:.0} aln/s ({n_cpu} pairs); GPU/CPU = {:.2}; {differ} differ",
+                    after.1 - before.1,
+                    gpu_rate / cpu_rate
+                );
+                assert_eq!(differ, 0);
+            }
+        }
+    }
+}
