@@ -164,10 +164,13 @@ int main(void) {
     for (int i = 0; i < THREADS; i++) pthread_create(&tid[i], NULL, client, NULL);
     for (int i = 0; i < THREADS; i++) pthread_join(tid[i], NULL);
     double t_threads = now() - t0;
+    const char *opt_in = getenv("SEQSHIM_WFA_TRANSPARENT");
+    int transparent = opt_in != NULL && strcmp(opt_in, "1") == 0;
     printf("wavefront_align from %d threads (%s): %d pairs in %.3f s (%.0f aln/s), %d differ\n", THREADS,
-           on_cpu     ? "on the CPU: no GPU present"
-           : gpu_used ? "concurrent calls batched onto the GPU"
-                      : "on the CPU: the GPU takes none of these pairs",
+           on_cpu         ? "on the CPU: no GPU present"
+           : !transparent ? "on the CPU: the transparent GPU path is opt-in, SEQSHIM_WFA_TRANSPARENT=1"
+           : gpu_used     ? "concurrent calls batched onto the GPU"
+                          : "on the CPU: the GPU takes none of these pairs",
            PAIRS, t_threads,
            PAIRS / t_threads, mismatches_in_threads);
     for (int i = 0; i < PAIRS; i++) {

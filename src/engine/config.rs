@@ -41,6 +41,11 @@ pub struct Config {
     /// How long a device executor waits for more jobs before launching a
     /// batch that is not full.
     pub batch_linger: Duration,
+    /// Send `wavefront_align` calls of concurrent threads to the GPU
+    /// (`SEQSHIM_WFA_TRANSPARENT=1`). Off by default: a GPU aligns one pair
+    /// far more slowly than a CPU core and wins only with thousands of
+    /// pairs in flight, which a client's threads rarely provide.
+    pub wfa_transparent: bool,
     /// One line per variable that was set to something we could not use.
     pub warnings: Vec<String>,
 }
@@ -55,6 +60,7 @@ impl Default for Config {
             log: LogLevel::Warn,
             cache_dir: None,
             batch_linger: Duration::ZERO,
+            wfa_transparent: false,
             warnings: Vec::new(),
         }
     }
@@ -110,6 +116,13 @@ impl Config {
                 "1" | "true" | "yes" => config.strict = true,
                 "0" | "false" | "no" | "" => config.strict = false,
                 _ => bad("SEQSHIM_STRICT", &value, "1 or 0"),
+            }
+        }
+        if let Some(value) = lookup("SEQSHIM_WFA_TRANSPARENT") {
+            match value.trim() {
+                "1" | "true" | "yes" => config.wfa_transparent = true,
+                "0" | "false" | "no" | "" => config.wfa_transparent = false,
+                _ => bad("SEQSHIM_WFA_TRANSPARENT", &value, "1 or 0"),
             }
         }
         if let Some(value) = lookup("SEQSHIM_DEVICES") {
@@ -208,8 +221,10 @@ mod tests {
             ("SEQSHIM_LOG", "debug"),
             ("SEQSHIM_CACHE_DIR", "/tmp/k"),
             ("SEQSHIM_BATCH_LINGER_US", "250"),
+            ("SEQSHIM_WFA_TRANSPARENT", "1"),
         ]);
         assert_eq!(c.backend, Backend::Cpu);
+        assert!(c.wfa_transparent);
         assert!(c.strict);
         assert_eq!(c.devices, Some(vec![0, 2]));
         assert_eq!(c.threads, Some(3));

@@ -12,7 +12,7 @@
 
 use std::collections::VecDeque;
 use std::panic::{AssertUnwindSafe, catch_unwind};
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::mpsc;
 use std::sync::{Arc, Condvar, Mutex, MutexGuard};
 use std::time::{Duration, Instant};
@@ -46,6 +46,13 @@ pub trait BatchRunner<J: Job>: Send + 'static {
     /// The most jobs one batch may hold.
     fn capacity(&self) -> usize;
 
+    /// The most total [`Job::cost`] one batch may hold (at least one job is
+    /// always taken). Leaving work in the queue lets a CPU pool that helps
+    /// the devices (see [`Options::cpu_helps_above`]) take its share.
+    fn max_batch_cost(&self) -> u64 {
+        u64::MAX
+    }
+
     /// Runs `jobs`; returns one entry per job, `None` where the device could
     /// not finish that job (it is then rerun on the CPU). An `Err` sends the
     /// whole batch to the CPU.
@@ -77,6 +84,13 @@ pub struct Options {
     pub strict: bool,
     /// Consecutive failed batches after which an executor gives its device up.
     pub max_consecutive_failures: u32,
+    /// `Some(keep)`: once the CPU pool of a [`Scheduler::run_all`] has run
+    /// its own jobs, it takes queued device jobs (newest first) while more
+    /// than `keep` cost is queued, so a batch finishes sooner than on the
+    /// devices or the CPU alone. The remaining `keep` is left to the devices,
+    /// which are then expected to be faster than the CPU. Jobs must be small
+    /// for this to help: a CPU thread runs a taken job whole.
+    pub cpu_helps_above: Option<u64>,
 }
 
 impl Default for Options {
@@ -88,6 +102,7 @@ impl Default for Options {
             inline_cost_below: u64::MAX,
             strict: config.strict,
             max_consecutive_failures: 3,
+            cpu_helps_above: None,
         }
     }
 }
@@ -102,6 +117,8 @@ pub struct Stats {
     pub largest_batch: AtomicU64,
     pub rescued_jobs: AtomicU64,
     pub failed_batches: AtomicU64,
+    /// Device jobs the CPU pool took from the queue (not failures).
+    pub helped_jobs: AtomicU64,
 }
 
 impl Stats {
@@ -115,6 +132,7 @@ impl Stats {
             largest_batch: load(&self.largest_batch),
             rescued_jobs: load(&self.rescued_jobs),
             failed_batches: load(&self.failed_batches),
+            helped_jobs: load(&self.helped_jobs),
         }
     }
 }
@@ -129,6 +147,7 @@ pub struct StatsSnapshot {
     pub largest_batch: u64,
     pub rescued_jobs: u64,
     pub failed_batches: u64,
+    pub helped_jobs: u64,
 }
 
 type Reply<T> = mpsc::SyncSender<Result<T, ScheduleError>>;
@@ -136,10 +155,21 @@ type Reply<T> = mpsc::SyncSender<Result<T, ScheduleError>>;
 struct Ticket<J: Job> {
     job: J,
     reply: Reply<J::Output>,
+    /// `job.cost()`, taken once when queued.
+    cost: u64,
+}
+
+impl<J: Job> Ticket<J> {
+    fn new(job: J, reply: Reply<J::Output>) -> Self {
+        let cost = job.cost();
+        Ticket { job, reply, cost }
+    }
 }
 
 struct State<J: Job> {
     queue: VecDeque<Ticket<J>>,
+    /// Sum of the queued tickets' costs.
+    queued_cost: u64,
     /// Callers currently inside `submit`, inline ones included: a caller that
     /// sees others means concurrency worth batching.
     active_callers: usize,
@@ -176,6 +206,7 @@ impl<J: Job> Scheduler<J> {
         let shared = Arc::new(Shared {
             state: Mutex::new(State {
                 queue: VecDeque::new(),
+                queued_cost: 0,
                 active_callers: 0,
                 live_executors: 0,
                 shutting_down: false,
@@ -236,7 +267,7 @@ impl<J: Job> Scheduler<J> {
             return Ok(output);
         }
         let (reply, receiver) = mpsc::sync_channel(1);
-        let outcome = match enqueue(shared, state, Ticket { job, reply }) {
+        let outcome = match enqueue(shared, state, Ticket::new(job, reply)) {
             Ok(()) => wait(&receiver),
             Err(ticket) => Ok(ticket.job.run_cpu()),
         };
@@ -262,24 +293,30 @@ impl<J: Job> Scheduler<J> {
                 for_cpu.push((index, job));
             }
         }
+        let all_queued = AtomicBool::new(false);
         let cpu_outputs = super::cpu::install(|| {
             rayon::join(
                 || {
                     for (index, job) in to_queue {
                         let (reply, receiver) = mpsc::sync_channel(1);
                         let state = shared.lock();
-                        match enqueue(shared, state, Ticket { job, reply }) {
+                        match enqueue(shared, state, Ticket::new(job, reply)) {
                             Ok(()) => waiting.push((index, Some(receiver), None)),
                             Err(ticket) => waiting.push((index, None, Some(ticket.job))),
                         }
                     }
+                    all_queued.store(true, Ordering::Release);
                 },
                 || {
                     use rayon::prelude::*;
-                    for_cpu
+                    let outputs = for_cpu
                         .into_par_iter()
                         .map(|(index, job)| (index, job.run_cpu()))
-                        .collect::<Vec<_>>()
+                        .collect::<Vec<_>>();
+                    if let (true, Some(keep)) = (use_devices, shared.options.cpu_helps_above) {
+                        help_devices(shared, keep, &all_queued);
+                    }
+                    outputs
                 },
             )
             .1
@@ -312,6 +349,39 @@ impl<J: Job> Drop for Scheduler<J> {
     }
 }
 
+/// The CPU pool's help for the devices: every pool thread runs queued
+/// device jobs, newest first, while more than `keep` cost is queued and
+/// until the caller has queued all of its jobs.
+fn help_devices<J: Job>(shared: &Shared<J>, keep: u64, all_queued: &AtomicBool) {
+    use rayon::prelude::*;
+    (0..super::cpu::threads()).into_par_iter().for_each(|_| {
+        loop {
+            let ticket = {
+                let mut state = shared.lock();
+                let ticket = if state.queued_cost > keep {
+                    state.queue.pop_back()
+                } else {
+                    None
+                };
+                if let Some(t) = &ticket {
+                    state.queued_cost = state.queued_cost.saturating_sub(t.cost);
+                }
+                ticket
+            };
+            match ticket {
+                Some(ticket) => {
+                    shared.space_free.notify_all();
+                    shared.stats.helped_jobs.fetch_add(1, Ordering::Relaxed);
+                    let output = ticket.job.run_cpu();
+                    let _ = ticket.reply.send(Ok(output));
+                }
+                None if all_queued.load(Ordering::Acquire) => break,
+                None => std::thread::sleep(Duration::from_micros(200)),
+            }
+        }
+    });
+}
+
 /// Puts a ticket in the queue, waiting while the queue is full. Gives the
 /// ticket back when no executor is left to take it.
 fn enqueue<J: Job>(
@@ -328,6 +398,7 @@ fn enqueue<J: Job>(
     if state.live_executors == 0 {
         return Err(ticket);
     }
+    state.queued_cost = state.queued_cost.saturating_add(ticket.cost);
     state.queue.push_back(ticket);
     shared.stats.queued_jobs.fetch_add(1, Ordering::Relaxed);
     drop(state);
@@ -344,9 +415,10 @@ fn wait<T>(receiver: &mpsc::Receiver<Result<T, ScheduleError>>) -> Result<T, Sch
 fn executor_loop<J: Job>(shared: Arc<Shared<J>>, mut runner: Box<dyn BatchRunner<J>>) {
     let label = runner.label();
     let capacity = runner.capacity().max(1);
+    let max_cost = runner.max_batch_cost().max(1);
     let mut consecutive_failures = 0;
     loop {
-        let batch = match take_batch(&shared, capacity) {
+        let batch = match take_batch(&shared, capacity, max_cost) {
             Some(batch) => batch,
             None => break,
         };
@@ -409,7 +481,11 @@ fn executor_loop<J: Job>(shared: Arc<Shared<J>>, mut runner: Box<dyn BatchRunner
 
 /// Waits for work, lingers if asked, and takes up to `capacity` tickets.
 /// `None` when the scheduler is shutting down.
-fn take_batch<J: Job>(shared: &Shared<J>, capacity: usize) -> Option<Vec<Ticket<J>>> {
+fn take_batch<J: Job>(
+    shared: &Shared<J>,
+    capacity: usize,
+    max_cost: u64,
+) -> Option<Vec<Ticket<J>>> {
     let mut state = shared.lock();
     while state.queue.is_empty() {
         if state.shutting_down {
@@ -439,8 +515,18 @@ fn take_batch<J: Job>(shared: &Shared<J>, capacity: usize) -> Option<Vec<Ticket<
     // so one large submission is spread over every GPU instead of filling
     // the first executor that wakes up.
     let share = state.queue.len().div_ceil(state.live_executors.max(1));
-    let take = share.clamp(1, capacity);
+    let mut take = share.clamp(1, capacity);
+    let mut cost = 0u64;
+    for (i, ticket) in state.queue.iter().take(take).enumerate() {
+        cost = cost.saturating_add(ticket.cost);
+        if cost > max_cost && i > 0 {
+            take = i;
+            break;
+        }
+    }
     let batch: Vec<Ticket<J>> = state.queue.drain(..take).collect();
+    let taken: u64 = batch.iter().map(|t| t.cost).sum();
+    state.queued_cost = state.queued_cost.saturating_sub(taken);
     drop(state);
     shared.space_free.notify_all();
     Some(batch)
@@ -483,6 +569,7 @@ fn retire<J: Job>(shared: &Arc<Shared<J>>) {
         let mut state = shared.lock();
         state.live_executors -= 1;
         if state.live_executors == 0 {
+            state.queued_cost = 0;
             state.queue.drain(..).collect()
         } else {
             Vec::new()
@@ -566,6 +653,7 @@ mod tests {
             inline_cost_below: 1_000,
             strict,
             max_consecutive_failures: 1_000_000,
+            cpu_helps_above: None,
         }
     }
 
@@ -707,6 +795,76 @@ mod tests {
             .count();
         assert_eq!(on_device, 999);
         assert_eq!(sizes.lock().unwrap().iter().sum::<usize>(), 999);
+    }
+
+    /// A slow device whose batches hold at most `max_cost` of cost.
+    struct SlowDevice {
+        max_cost: u64,
+        batch_costs: Arc<Mutex<Vec<u64>>>,
+    }
+
+    impl BatchRunner<Square> for SlowDevice {
+        fn label(&self) -> String {
+            "slow device".into()
+        }
+        fn capacity(&self) -> usize {
+            10_000
+        }
+        fn max_batch_cost(&self) -> u64 {
+            self.max_cost
+        }
+        fn run_batch(
+            &mut self,
+            jobs: &[Square],
+        ) -> Result<Vec<Option<(u64, &'static str)>>, String> {
+            self.batch_costs
+                .lock()
+                .unwrap()
+                .push(jobs.iter().map(Job::cost).sum());
+            std::thread::sleep(Duration::from_millis(20));
+            Ok(jobs.iter().map(|j| Some((j.0 * j.0, "device"))).collect())
+        }
+    }
+
+    #[test]
+    fn batches_respect_the_runner_cost_limit_and_the_cpu_helps() {
+        let costs = Arc::new(Mutex::new(Vec::new()));
+        let runner = SlowDevice {
+            max_cost: 5,
+            batch_costs: costs.clone(),
+        };
+        let mut opts = options(false);
+        opts.cpu_helps_above = Some(10);
+        let s = Scheduler::new(vec![Box::new(runner)], opts);
+        // Every job costs 1: 400 jobs are 80 device batches of 20 ms if the
+        // device ran them all, 40 ms of CPU time.
+        let results = s.run_all((0..400).map(|_| Square(10)).collect());
+        assert!(results.iter().all(|r| r.as_ref().unwrap().0 == 100));
+        let on_device = results
+            .iter()
+            .filter(|r| r.as_ref().unwrap().1 == "device")
+            .count();
+        let stats = s.stats();
+        assert!(stats.helped_jobs > 0, "the CPU pool took no device job");
+        assert_eq!(on_device as u64 + stats.helped_jobs, 400);
+        assert!(on_device > 0, "the device got nothing");
+        // Each batch: at most the limit, or a single job over it.
+        assert!(costs.lock().unwrap().iter().all(|&c| c <= 5));
+        // The last `keep` (10 jobs) is left to the device.
+        assert!(on_device >= 10);
+    }
+
+    #[test]
+    fn without_help_every_eligible_job_runs_on_the_device() {
+        let costs = Arc::new(Mutex::new(Vec::new()));
+        let runner = SlowDevice {
+            max_cost: 1_000,
+            batch_costs: costs,
+        };
+        let s = Scheduler::new(vec![Box::new(runner)], options(false));
+        let results = s.run_all((0..100).map(|_| Square(10)).collect());
+        assert!(results.iter().all(|r| r.as_ref().unwrap().1 == "device"));
+        assert_eq!(s.stats().helped_jobs, 0);
     }
 
     #[test]

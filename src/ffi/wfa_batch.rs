@@ -797,7 +797,10 @@ mod tests {
                 assert_eq!(seqshim_wfa_batch_run(b), SEQSHIM_WFA_OK);
                 let (mut to_gpu, mut to_cpu) = (0, 0);
                 seqshim_wfa_batch_routing(b, &mut to_gpu, &mut to_cpu);
-                assert!(to_gpu > 0 && to_cpu > 0, "{to_gpu} / {to_cpu}");
+                assert!(to_gpu > 0, "{to_gpu} / {to_cpu}");
+                if crate::engine::device::gpus().is_empty() {
+                    assert!(to_cpu > 0, "{to_gpu} / {to_cpu}");
+                }
                 let wf = wavefront_aligner_new(&mut attr);
                 for (i, (p, t)) in pairs.iter().enumerate() {
                     let want = wavefront_align(

@@ -11,10 +11,12 @@ use super::{
 };
 use crate::engine::scheduler::ScheduleError;
 
-/// Device jobs are large: a device batch is a handful of jobs, and the pairs
-/// of one job are packed and launched together.
-const DEVICE_JOB_PAIRS: usize = 4_096;
-const DEVICE_JOB_BASES: u64 = 8 << 20;
+/// Device jobs are small: a device batch packs many of them into one
+/// launch, and the CPU pool, once done with its own pairs, takes queued
+/// device jobs whole (see `job::DEVICE_BATCH_BASES`), so one must not hold a
+/// CPU thread for long (256 kbases: about a dozen 10 kbp pairs).
+const DEVICE_JOB_PAIRS: usize = 512;
+const DEVICE_JOB_BASES: u64 = 256 << 10;
 /// CPU jobs are small enough that the pool balances its threads.
 const CPU_JOB_PAIRS: usize = 256;
 const CPU_JOB_BASES: u64 = 1 << 20;
@@ -397,7 +399,12 @@ mod tests {
             }
             let summary = batch.run();
             assert_eq!(summary.pairs, pairs.len());
-            assert!(summary.to_devices > 0 && summary.to_cpu > 0, "{summary:?}");
+            assert!(summary.to_devices > 0, "{summary:?}");
+            // The emulated device declines some pairs; a real GPU in the
+            // machine may take them all.
+            if crate::engine::device::gpus().is_empty() {
+                assert!(summary.to_cpu > 0, "{summary:?}");
+            }
             for (i, (p, t)) in pairs.iter().enumerate() {
                 let mut reference = Aligner::new(&attributes).unwrap();
                 let outcome = reference.align(p, t);

@@ -208,8 +208,23 @@ fn device_runners() -> Vec<Box<dyn BatchRunner<WfaJob>>> {
         .collect()
 }
 
-static SCHEDULER: once_cell::sync::Lazy<Scheduler<WfaJob>> =
-    once_cell::sync::Lazy::new(|| Scheduler::new(all_runners(), scheduler::Options::default()));
+/// Most bases one device batch holds: enough pairs to fill a GPU (about
+/// 27,000 pairs of 150 bp, 400 of 10 kbp), small enough that the queue keeps
+/// work the CPU pool can share.
+pub const DEVICE_BATCH_BASES: u64 = 8 << 20;
+
+static SCHEDULER: once_cell::sync::Lazy<Scheduler<WfaJob>> = once_cell::sync::Lazy::new(|| {
+    let runners = all_runners();
+    // Short, similar pairs align faster on the CPU pool than on a GPU, long
+    // or divergent ones the other way round: let the batch API's CPU pool
+    // take queued device jobs while more than one device batch per device
+    // is waiting, so a batch ends no later than on either alone.
+    let options = scheduler::Options {
+        cpu_helps_above: Some(DEVICE_BATCH_BASES * runners.len().max(1) as u64),
+        ..scheduler::Options::default()
+    };
+    Scheduler::new(runners, options)
+});
 
 /// The process-wide WFA scheduler (GPU executors when a GPU is in use).
 pub fn scheduler() -> &'static Scheduler<WfaJob> {
@@ -224,9 +239,11 @@ pub fn device_may_take(
     pattern_len: usize,
     text_len: usize,
 ) -> bool {
+    // This crate's unit tests route by the emulated device's rule unless the
+    // machine has a real GPU.
     #[cfg(test)]
-    if emulated::may_take(attributes, pattern_len, text_len) {
-        return true;
+    if crate::engine::device::gpus().is_empty() {
+        return emulated::may_take(attributes, pattern_len, text_len);
     }
     gpu_may_take(attributes, pattern_len, text_len)
 }

@@ -71,6 +71,11 @@ fn plain_attributes(w: &wavefront_aligner_t, s: &State) -> Option<AlignerAttribu
 /// configuration or pair the device does not reproduce, or a refused
 /// outcome whose messages the CPU path prints).
 pub(super) fn offload(w: &mut wavefront_aligner_t, s: &mut State) -> Option<c_int> {
+    // Opt-in (see `Config::wfa_transparent`); this crate's own tests drive
+    // the path with an emulated device.
+    if !(cfg!(test) || crate::engine::config::get().wfa_transparent) {
+        return None;
+    }
     let scheduler = job::scheduler();
     // `devices()` needs no lock: without GPUs a call costs one branch.
     if scheduler.devices().is_empty() || !scheduler.has_devices() {

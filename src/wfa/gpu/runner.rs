@@ -527,6 +527,10 @@ impl BatchRunner<WfaJob> for WfaRunner {
         65_536
     }
 
+    fn max_batch_cost(&self) -> u64 {
+        super::super::job::DEVICE_BATCH_BASES
+    }
+
     fn run_batch(&mut self, jobs: &[WfaJob]) -> Result<Vec<Option<Vec<PairResult>>>, String> {
         self.run(jobs).map_err(|e| e.to_string())
     }
