@@ -31,8 +31,14 @@ const RESULT_HEADER: usize = 32;
 /// Where the descriptors start (parameters and counter come first).
 const DESCS_AT: usize = 128;
 const COUNTER_AT: usize = PARAMS_BYTES;
-/// Largest arena (its pinned host twin is as large).
+/// Largest arena. Only its I/O part (at most a quarter: descriptors,
+/// packed pairs, results) is mirrored in pinned host memory, up to
+/// `MAX_HOST`; the workers' wavefront memory stays on the device.
 const MAX_ARENA: usize = 8 << 30;
+const MAX_HOST: usize = 1 << 30;
+/// Room in the host mirror beyond a chunk's I/O bytes (parameters,
+/// descriptor table alignment, result padding).
+const HOST_SLACK: usize = 64 << 10;
 const MIN_ARENA: usize = 256 << 20;
 /// Share of free device memory the arena may take.
 const MEM_FRAC: f64 = 0.5;
@@ -119,7 +125,8 @@ impl WfaRunner {
             )));
         }
         loop {
-            match arena.reserve(bytes) {
+            let host = (bytes / 4).min(MAX_HOST) + HOST_SLACK;
+            match arena.reserve_split(bytes, host) {
                 Ok(()) => break,
                 Err(e) if bytes > MIN_ARENA => {
                     crate::log_debug!("WFA arena of {bytes} bytes refused ({e}); halving");
@@ -129,9 +136,10 @@ impl WfaRunner {
             }
         }
         crate::log_info!(
-            "WFA: GPU {} arena of {} MiB",
+            "WFA: GPU {} arena of {} MiB ({} MiB pinned)",
             gpu.info().ordinal,
-            arena.capacity() >> 20
+            arena.capacity() >> 20,
+            arena.host_capacity() >> 20
         );
         Ok(WfaRunner { gpu, kernel, arena })
     }
@@ -152,7 +160,8 @@ impl WfaRunner {
             let params = Params::new(attributes).ok();
             let mut chunk: Vec<(usize, usize)> = Vec::new();
             let mut chunk_bytes = 0;
-            let budget = self.arena.capacity() / 4;
+            let budget = (self.arena.capacity() / 4)
+                .min(self.arena.host_capacity().saturating_sub(HOST_SLACK));
             for &j in members {
                 let job = &jobs[j];
                 for (slot, pair) in job.range.clone().enumerate() {
@@ -340,7 +349,7 @@ impl WfaRunner {
         let ring_in_shared =
             ring_bytes <= tuning("SEQSHIM_WFA_SHARED_RING").unwrap_or(SHARED_RING_MAX);
         let capacity = self.arena.capacity();
-        if results_end >= capacity {
+        if results_end >= capacity || results_end > self.arena.host_capacity() {
             return Err(DeviceError("WFA chunk exceeds the arena".into()));
         }
         let stride = ((capacity - results_end) / workers) & !255;
