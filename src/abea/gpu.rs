@@ -376,8 +376,9 @@ struct Layout {
 impl Layout {
     fn new(jobs: &[AlignJob], chunk: &[(usize, Shape)]) -> Layout {
         // The emission parameters are the host's share of the packing; the
-        // CPU pool computes them for all reads at once.
-        let emissions: Vec<Vec<KmerEmission>> = crate::engine::cpu::install(|| {
+        // device host pool computes them for all reads at once, so reads on
+        // the CPU pool do not hold them up.
+        let emissions: Vec<Vec<KmerEmission>> = crate::engine::cpu::install_for_devices(|| {
             use rayon::prelude::*;
             chunk
                 .par_iter()

@@ -4,6 +4,7 @@
 use once_cell::sync::OnceCell;
 
 static POOL: OnceCell<Option<rayon::ThreadPool>> = OnceCell::new();
+static HOST_POOL: OnceCell<Option<rayon::ThreadPool>> = OnceCell::new();
 
 /// Number of worker threads the pool has (or would have).
 pub fn threads() -> usize {
@@ -46,6 +47,37 @@ pub fn install<R: Send>(f: impl FnOnce() -> R + Send) -> R {
 pub fn spawn(f: impl FnOnce() + Send + 'static) {
     match pool() {
         Some(pool) => pool.spawn(f),
+        None => f(),
+    }
+}
+
+/// A second, smaller pool for the host side of device batches (packing
+/// inputs, decoding results). It is separate so that a device is never
+/// starved while the main pool runs long alignments next to it, the CPU
+/// share of a batch API run.
+fn host_pool() -> Option<&'static rayon::ThreadPool> {
+    HOST_POOL
+        .get_or_init(|| {
+            let built = rayon::ThreadPoolBuilder::new()
+                .num_threads((threads() / 4).max(2))
+                .thread_name(|i| format!("seqshim-host-{i}"))
+                .build();
+            match built {
+                Ok(pool) => Some(pool),
+                Err(err) => {
+                    crate::log_warn!("could not start the host pool ({err}); running work inline");
+                    None
+                }
+            }
+        })
+        .as_ref()
+}
+
+/// Runs `f` inside the device host pool (see [`host_pool`]); inline when no
+/// pool could be built.
+pub fn install_for_devices<R: Send>(f: impl FnOnce() -> R + Send) -> R {
+    match host_pool() {
+        Some(pool) => pool.install(f),
         None => f(),
     }
 }

@@ -213,24 +213,25 @@ impl WfaRunner {
                 }
             }
         }
-        let rescued: Vec<((usize, usize), PairResult)> = crate::engine::cpu::install(|| {
-            use rayon::prelude::*;
-            missing
-                .par_iter()
-                .map(|&(j, slot)| {
-                    let job = &jobs[j];
-                    let pair = job.range.start + slot;
-                    (
-                        (j, slot),
-                        align_on_cpu(
-                            &job.attributes,
-                            job.pairs.pattern(pair),
-                            job.pairs.text(pair),
-                        ),
-                    )
-                })
-                .collect()
-        });
+        let rescued: Vec<((usize, usize), PairResult)> =
+            crate::engine::cpu::install_for_devices(|| {
+                use rayon::prelude::*;
+                missing
+                    .par_iter()
+                    .map(|&(j, slot)| {
+                        let job = &jobs[j];
+                        let pair = job.range.start + slot;
+                        (
+                            (j, slot),
+                            align_on_cpu(
+                                &job.attributes,
+                                job.pairs.pattern(pair),
+                                job.pairs.text(pair),
+                            ),
+                        )
+                    })
+                    .collect()
+            });
         for ((j, slot), r) in rescued {
             results[j][slot] = Some(r);
         }
@@ -369,7 +370,7 @@ impl WfaRunner {
             )));
         }
         // Pack: the bit-packing on the CPU pool, then plain copies.
-        let packed: Vec<(Vec<u32>, Vec<u32>)> = crate::engine::cpu::install(|| {
+        let packed: Vec<(Vec<u32>, Vec<u32>)> = crate::engine::cpu::install_for_devices(|| {
             use rayon::prelude::*;
             placed
                 .par_iter()
@@ -431,7 +432,7 @@ impl WfaRunner {
         let staging: &[u8] = staging;
         let pen = WfPenalties::from_client(&attributes.penalties)
             .map_err(|_| DeviceError("penalties rejected".into()))?;
-        let decoded: Vec<Decoded> = crate::engine::cpu::install(|| {
+        let decoded: Vec<Decoded> = crate::engine::cpu::install_for_devices(|| {
             use rayon::prelude::*;
             placed
                 .par_iter()
