@@ -55,6 +55,7 @@ struct Route {
 pub struct Batch {
     attributes: AlignerAttributes,
     use_devices: bool,
+    router: job::DeviceRouter,
     slots: Vec<Slot>,
     device: Route,
     cpu: Route,
@@ -89,6 +90,7 @@ impl Batch {
         Ok(Batch {
             attributes,
             use_devices,
+            router: job::DeviceRouter::new(&attributes),
             slots: Vec::new(),
             device: Route::default(),
             cpu: Route::default(),
@@ -136,9 +138,7 @@ impl Batch {
 
     /// Copies the sequences of a reserved slot.
     pub fn fill(&mut self, slot: usize, pattern: &[u8], text: &[u8]) {
-        let route = if self.use_devices
-            && job::device_may_take(&self.attributes, pattern.len(), text.len())
-        {
+        let route = if self.use_devices && self.router.takes(pattern.len(), text.len()) {
             &mut self.device
         } else {
             &mut self.cpu

@@ -248,6 +248,35 @@ pub fn device_may_take(
     gpu_may_take(attributes, pattern_len, text_len)
 }
 
+/// [`device_may_take`] for many pairs of one configuration: the
+/// configuration is checked once.
+#[derive(Clone, Copy, Debug)]
+pub struct DeviceRouter {
+    // Read only by the unit tests' emulated device.
+    #[cfg_attr(not(test), allow(dead_code))]
+    attributes: AlignerAttributes,
+    params: Option<super::gpu::plan::Params>,
+}
+
+impl DeviceRouter {
+    pub fn new(attributes: &AlignerAttributes) -> DeviceRouter {
+        DeviceRouter {
+            attributes: *attributes,
+            params: super::gpu::plan::Params::new(attributes).ok(),
+        }
+    }
+
+    /// Whether a device may align a pair of these lengths.
+    pub fn takes(&self, pattern_len: usize, text_len: usize) -> bool {
+        #[cfg(test)]
+        if crate::engine::device::gpus().is_empty() {
+            return emulated::may_take(&self.attributes, pattern_len, text_len);
+        }
+        self.params
+            .is_some_and(|params| params.takes_lengths(pattern_len, text_len))
+    }
+}
+
 /// Leaves in `aligner` the history it would have had if it had aligned a
 /// `pattern_len` x `text_len` pair itself with this result (buffers only
 /// grow, and later CIGAR offsets depend on their size), for a pair a device
