@@ -10,9 +10,8 @@
  *   parity threads THREADS PAIRS SEED   one aligner per thread
  *
  * Lines start with the configuration name so mismatches can be counted per
- * configuration. Ultralow (BiWFA) may pick another co-optimal CIGAR, so for
- * it the line carries the status, the score and our own verdict on the CIGAR
- * (valid, and rescoring to the reported score) instead of the CIGAR.
+ * configuration. Full alignments carry the CIGAR and our own verdict on it
+ * (valid, and rescoring to the reported score).
  */
 #include "utils/commons.h"
 #include "wavefront/wfa.h"
@@ -238,13 +237,12 @@ static void report(char** out, size_t* len, size_t* cap, const char* name, int i
   char* w = *out + *len;
   w += sprintf(w, "%s #%d status=%d score=%d", name, idx, status, cg->score);
   if (status == WF_STATUS_SUCCESSFUL && scope == compute_alignment) {
-    if (c->memory == wavefront_memory_ultralow) {
-      w += sprintf(w, " cigar-valid=%d rescored=%s", valid(p, ops, n),
-                   rescore(c, ops, n) == cg->score ? "same" : "different");
-    } else {
-      w += sprintf(w, " [%d,%d) ", cg->begin_offset, cg->end_offset);
-      w += cigar_sprint(w, cg, true);
-    }
+    w += sprintf(w, " [%d,%d) ", cg->begin_offset, cg->end_offset);
+    w += cigar_sprint(w, cg, true);
+    /* Our own verdict too, so that a wrong CIGAR shows even where the
+     * library under test is the reference. */
+    w += sprintf(w, " valid=%d rescored=%s", valid(p, ops, n),
+                 rescore(c, ops, n) == cg->score ? "same" : "different");
   }
   *w++ = '\n';
   *len = (size_t)(w - *out);

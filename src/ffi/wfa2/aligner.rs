@@ -101,13 +101,12 @@ fn scope_of(scope: c_int) -> AlignmentScope {
     }
 }
 
-/// The algorithm's memory mode. BiWFA (ultralow) runs unidirectionally: it
-/// gives the same scores and, as upstream allows for BiWFA, a co-optimal
-/// CIGAR.
+/// The algorithm's memory mode (ultralow is BiWFA).
 fn mode_of(mode: c_int) -> MemoryMode {
     match mode {
         MEMORY_MED => MemoryMode::Med,
         MEMORY_LOW => MemoryMode::Low,
+        MEMORY_ULTRALOW => MemoryMode::Ultralow,
         _ => MemoryMode::High,
     }
 }

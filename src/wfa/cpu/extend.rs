@@ -22,7 +22,9 @@ pub struct PaddedSeqs {
 }
 
 impl PaddedSeqs {
-    pub fn load(&mut self, pattern: &[u8], text: &[u8]) {
+    /// Loads the pair, reversed for BiWFA's backward aligner (the sentinels stay
+    /// where they were).
+    pub fn load(&mut self, pattern: &[u8], text: &[u8], reverse: bool) {
         let (plen, tlen) = (pattern.len(), text.len());
         // Runs can only overshoot an end while the other sequence still matches the
         // sentinel, so plen + tlen of tail padding bounds every read.
@@ -35,8 +37,16 @@ impl PaddedSeqs {
             self.pattern_origin,
             pattern,
             tail,
+            reverse,
         );
-        fill(&mut self.text, TEXT_PAD, self.text_origin, text, tail);
+        fill(
+            &mut self.text,
+            TEXT_PAD,
+            self.text_origin,
+            text,
+            tail,
+            reverse,
+        );
     }
 
     /// Number of equal bytes starting at pattern position `v`, text position `h`.
@@ -60,10 +70,14 @@ impl PaddedSeqs {
     }
 }
 
-fn fill(buf: &mut Vec<u8>, pad: u8, origin: usize, seq: &[u8], tail: usize) {
+fn fill(buf: &mut Vec<u8>, pad: u8, origin: usize, seq: &[u8], tail: usize, reverse: bool) {
     buf.clear();
     buf.resize(origin, pad);
-    buf.extend_from_slice(seq);
+    if reverse {
+        buf.extend(seq.iter().rev());
+    } else {
+        buf.extend_from_slice(seq);
+    }
     buf.resize(origin + seq.len() + tail, pad);
 }
 
@@ -85,6 +99,59 @@ pub fn extend_all(seqs: &PaddedSeqs, m: &mut Wavefront) {
             *off = o + seqs.run_length(o - k, o);
         }
     }
+}
+
+/// Like [`extend_all`], returning the largest antidiagonal (`2 * offset - k`, at
+/// least 0) reached, which BiWFA uses to tell when the two directions may meet.
+pub fn extend_all_max(seqs: &PaddedSeqs, m: &mut Wavefront) -> i32 {
+    let (lo, hi, base) = (m.lo, m.hi, m.base);
+    if lo > hi {
+        return 0;
+    }
+    let mut max_ak = 0;
+    let cells = &mut m.offs[(lo - base) as usize..=(hi - base) as usize];
+    for (k, off) in (lo..).zip(cells.iter_mut()) {
+        let o = *off;
+        if o != OFFSET_NULL {
+            let e = o + seqs.run_length(o - k, o);
+            *off = e;
+            max_ak = max_ak.max(2 * e - k);
+        }
+    }
+    max_ak
+}
+
+/// A client's match function (`match_funct(v, h, arguments)`): non-zero when pattern
+/// position `v` matches text position `h`. It is also what stops a run at the ends.
+pub type MatchFn = dyn Fn(i32, i32) -> bool + Send + Sync;
+
+/// Extension with a custom match function (`wavefront_extend_matches_custom`): every
+/// diagonal in ascending k; with `ends_free`, stops at the first that may end the
+/// alignment and returns it.
+pub fn extend_custom(
+    f: &MatchFn,
+    m: &mut Wavefront,
+    ends_free: Option<(i32, i32, i32, i32)>,
+) -> Option<(i32, i32)> {
+    for k in m.lo..=m.hi {
+        let mut o = m.get(k);
+        if o == OFFSET_NULL {
+            continue;
+        }
+        while f(o - k, o) {
+            o += 1;
+        }
+        m.set(k, o);
+        if let Some((plen, tlen, pattern_end_free, text_end_free)) = ends_free {
+            let (h, v) = (o, o - k);
+            if (h >= tlen && plen - v <= pattern_end_free)
+                || (v >= plen && tlen - h <= text_end_free)
+            {
+                return Some((k, o));
+            }
+        }
+    }
+    None
 }
 
 /// Ends-free variant: extends in ascending k and stops at the first diagonal that may

@@ -179,3 +179,47 @@ impl Components {
         }
     }
 }
+
+/// The DP matrix an alignment (or a BiWFA half) begins or ends in.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Component {
+    M,
+    I1,
+    I2,
+    D1,
+    D2,
+}
+
+impl Components {
+    /// The wavefronts of one component, indexed by slot.
+    pub fn of(&self, c: Component) -> &[Wavefront] {
+        match c {
+            Component::M => &self.m,
+            Component::I1 => &self.i1,
+            Component::I2 => &self.i2,
+            Component::D1 => &self.d1,
+            Component::D2 => &self.d2,
+        }
+    }
+
+    pub fn of_mut(&mut self, c: Component) -> &mut Vec<Wavefront> {
+        match c {
+            Component::M => &mut self.m,
+            Component::I1 => &mut self.i1,
+            Component::I2 => &mut self.i2,
+            Component::D1 => &mut self.d1,
+            Component::D2 => &mut self.d2,
+        }
+    }
+
+    /// The wavefront of `c` at `score` if one is stored there (upstream's non-NULL
+    /// pointer; it may still be empty).
+    #[inline]
+    pub fn stored(&self, c: Component, score: i32) -> Option<&Wavefront> {
+        let s = self.slot(score)?;
+        if s >= self.used {
+            return None;
+        }
+        self.of(c).get(s).filter(|w| w.present)
+    }
+}
