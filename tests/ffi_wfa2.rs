@@ -621,28 +621,8 @@ fn our_declarations_are_compatible_with_upstream() {
 }
 
 #[test]
-fn custom_match_functions_are_refused_once_with_a_warning() {
-    let include = format!("-I{}", repo().join("include/wfa2lib").display());
-    let lib = format!("-L{}", library_dir().display());
-    let exe = compile_c(
-        "wfa2_match_funct",
-        &[source("match_funct.c")],
-        &["-std=c11", "-Wall", "-Wextra", "-Werror", &include],
-        &[&lib, "-lseqshim"],
-    );
-    let dir = library_dir().display().to_string();
-    let out = run(&exe, &[("LD_LIBRARY_PATH", &dir)]);
-    assert!(out.status.success());
-    assert_eq!(
-        String::from_utf8_lossy(&out.stdout),
-        "with match function: -1 score=-2147483648\n".repeat(3) + "without: 0 score=-4\n"
-    );
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    assert_eq!(
-        stderr
-            .matches("custom match functions are not supported")
-            .count(),
-        1,
-        "{stderr}"
-    );
+fn parity_custom_match_function() {
+    let exe = parity_client();
+    let pairs = if cfg!(debug_assertions) { "6" } else { "24" };
+    three_ways(&exe, &["matchfn", pairs, "4242"], "matchfn");
 }

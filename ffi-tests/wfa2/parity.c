@@ -8,6 +8,7 @@
  *   parity edge                edge-case sequences over every configuration
  *   parity misc                data objects, printing, CIGAR helpers, resume
  *   parity threads THREADS PAIRS SEED   one aligner per thread
+ *   parity matchfn PAIRS SEED  a custom match function (N matches anything)
  *
  * Lines start with the configuration name so mismatches can be counted per
  * configuration. Full alignments carry the CIGAR and our own verdict on it
@@ -324,6 +325,77 @@ static void free_pairs(pair_t* pairs, int n) {
   free(pairs);
 }
 
+/* ------------------------------------------------------------ match function */
+
+/* The client's own comparison: N matches anything. It must stop at the ends
+ * itself, as the library then never looks at the sequences. */
+static int match_n(int v, int h, void* args) {
+  const pair_t* const p = args;
+  if (v >= p->plen || h >= p->tlen) return 0;
+  const char a = p->pattern[v], b = p->text[h];
+  return a == b || a == 'N' || b == 'N';
+}
+
+/* Random pairs of up to 2 kbp with 3 % Ns on either side, aligned with the
+ * sequences passed as NULL (they are never read) under every configuration
+ * 2.3.3 supports with a match function: its BiWFA only aligns pairs of at
+ * most 100 bases with one (it crashes otherwise). */
+static void match_funct_runs(int npairs, uint64_t seed, buffer_t* b) {
+  pair_t* pairs = calloc((size_t)npairs, sizeof(pair_t));
+  for (int i = 0; i < npairs;) {
+    random_pair(&seed, &pairs[i]);
+    if (pairs[i].plen > 2000) {
+      free(pairs[i].pattern);
+      free(pairs[i].text);
+      continue;
+    }
+    for (int j = 0; j < pairs[i].plen; ++j) if (unit(&seed) < 0.03) pairs[i].pattern[j] = 'N';
+    for (int j = 0; j < pairs[i].tlen; ++j) if (unit(&seed) < 0.03) pairs[i].text[j] = 'N';
+    ++i;
+  }
+  char name[160];
+  for (int metric = 0; metric <= gap_affine_2p; ++metric)
+  for (int match = 0; match >= (metric >= gap_linear ? -1 : 0); --match)
+  for (int endsfree = 0; endsfree <= 1; ++endsfree)
+  for (int memory = 0; memory <= wavefront_memory_ultralow; ++memory)
+  for (int heuristic = 0; heuristic <= H_WFADAPTIVE; ++heuristic)
+  for (int scope = compute_score; scope <= compute_alignment; ++scope) {
+    const config_t c = {metric, endsfree, memory, heuristic, match};
+    if (!config_valid(&c)) continue;
+    if (memory == wavefront_memory_ultralow && scope == compute_score) continue;
+    config_name(&c, scope, name, sizeof(name));
+    strcat(name, "/matchfn");
+    wavefront_aligner_t* wf = make_aligner(&c, scope);
+    for (int i = 0; i < npairs; ++i) {
+      pair_t* const p = &pairs[i];
+      if (memory == wavefront_memory_ultralow && MAX(p->plen, p->tlen) > 100) continue;
+      set_span(wf, &c, p);
+      wavefront_aligner_set_match_funct(wf, match_n, p);
+      const int status = wavefront_align(wf, NULL, p->plen, NULL, p->tlen);
+      cigar_t* const cg = wf->cigar;
+      char* line = malloc((size_t)(cg->end_offset - cg->begin_offset) * 8 + 256);
+      char* w = line + sprintf(line, "%s #%d status=%d score=%d", name, i, status, cg->score);
+      if (status == WF_STATUS_SUCCESSFUL && scope == compute_alignment) {
+        w += sprintf(w, " [%d,%d) ", cg->begin_offset, cg->end_offset);
+        w += cigar_sprint(w, cg, true);
+      }
+      *w++ = '\n';
+      *w = 0;
+      const size_t n = (size_t)(w - line);
+      if (b->len + n > b->cap) {
+        b->cap = (b->len + n) * 2;
+        b->out = realloc(b->out, b->cap);
+      }
+      memcpy(b->out + b->len, line, n);
+      b->len += n;
+      free(line);
+    }
+    wavefront_aligner_delete(wf);
+    flush(b);
+  }
+  free_pairs(pairs, npairs);
+}
+
 /* ------------------------------------------------------------ misc */
 
 static void print_cigar_state(const char* what, cigar_t* c) {
@@ -609,6 +681,8 @@ int main(int argc, char** argv) {
     run_all(pairs, n, &b);
     flush(&b);
     free_pairs(pairs, n);
+  } else if (!strcmp(argv[1], "matchfn") && argc == 4) {
+    match_funct_runs(atoi(argv[2]), strtoull(argv[3], NULL, 10), &b);
   } else if (!strcmp(argv[1], "provider")) {
     /* Which library is serving us: seqshim exports its own API too. */
     puts(dlsym(RTLD_DEFAULT, "seqshim_version") != NULL ? "seqshim" : "upstream");

@@ -12,7 +12,7 @@ use super::types::*;
 use crate::ffi_guard;
 use crate::wfa::{
     Affine2pPenalties, AffinePenalties, AlignStatus, AlignerAttributes, AlignmentForm,
-    AlignmentScope, Heuristic, LinearPenalties, MemoryMode, Penalties, WfaError,
+    AlignmentScope, Heuristic, LinearPenalties, MatchFunction, MemoryMode, Penalties, WfaError,
 };
 
 /// A writable data object exported under a C name. Clients get copy
@@ -626,6 +626,32 @@ pub unsafe extern "C" fn wavefront_align_strerror(error_code: c_int) -> *mut c_c
     })
 }
 
+/// The client's match function, as the algorithm calls it.
+fn match_function(w: &wavefront_aligner_t) -> Option<MatchFunction> {
+    let f = w.match_funct?;
+    let args = ClientArguments(w.match_funct_arguments);
+    Some(std::sync::Arc::new(move |v, h| {
+        // SAFETY: the client registered `f` together with these arguments for
+        // exactly such calls, made during its own `wavefront_align`.
+        unsafe { f(v, h, args.get()) != 0 }
+    }))
+}
+
+/// `match_funct_arguments`, opaque to us.
+struct ClientArguments(*mut c_void);
+
+impl ClientArguments {
+    fn get(&self) -> *mut c_void {
+        self.0
+    }
+}
+
+// SAFETY: the pointer is only handed back to the client's function, from
+// inside the client's `wavefront_align` call on the client's thread.
+unsafe impl Send for ClientArguments {}
+// SAFETY: as above; we never dereference it.
+unsafe impl Sync for ClientArguments {}
+
 /// Marks a refused alignment: status -1 and an empty CIGAR.
 fn refuse(w: &mut wavefront_aligner_t) -> c_int {
     w.align_status.status = WF_STATUS_UNFEASIBLE;
@@ -696,6 +722,7 @@ fn run(w: &mut wavefront_aligner_t, s: &mut State, resume: bool) -> c_int {
     let f = w.alignment_form;
     let a = &mut s.aligner;
     a.set_max_alignment_score(w.system.max_alignment_score);
+    a.set_match_function(match_function(w));
     let mut result = if resume && !rebuilt {
         a.resume()
     } else {
@@ -827,18 +854,20 @@ pub unsafe extern "C" fn wavefront_align(
         if !checks(w, pattern_length, text_length) {
             return refuse(w);
         }
-        if w.match_funct.is_some() {
-            // Once per process: a client that relies on one calls us per pair.
-            static WARNED: std::sync::Once = std::sync::Once::new();
-            WARNED.call_once(|| {
-                crate::log_warn!(
-                    "wavefront_align: custom match functions are not supported; \
-                     such alignments return -1"
-                )
-            });
-            return refuse(w);
-        }
         let (plen, tlen) = (pattern_length as usize, text_length as usize);
+        if w.match_funct.is_some() {
+            // 2.3.3 never reads the sequences then (they may be NULL): the
+            // client's function compares positions. Only the lengths matter.
+            s.pattern.clear();
+            s.pattern.resize(plen, 0);
+            s.text.clear();
+            s.text.resize(tlen, 0);
+            w.pattern = std::ptr::null_mut();
+            w.pattern_length = plen as c_int;
+            w.text = std::ptr::null_mut();
+            w.text_length = tlen as c_int;
+            return run(w, s, false);
+        }
         // SAFETY: readable for their lengths per the contract.
         let (Some(p), Some(t)) = (unsafe {
             (
