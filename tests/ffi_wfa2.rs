@@ -621,6 +621,12 @@ fn our_declarations_are_compatible_with_upstream() {
 }
 
 #[test]
+fn parity_max_memory_abort() {
+    let exe = parity_client();
+    three_ways(&exe, &["memory", "99"], "memory");
+}
+
+#[test]
 fn parity_custom_match_function() {
     let exe = parity_client();
     let pairs = if cfg!(debug_assertions) { "6" } else { "24" };

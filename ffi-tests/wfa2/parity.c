@@ -9,6 +9,7 @@
  *   parity misc                data objects, printing, CIGAR helpers, resume
  *   parity threads THREADS PAIRS SEED   one aligner per thread
  *   parity matchfn PAIRS SEED  a custom match function (N matches anything)
+ *   parity memory SEED         max_memory_abort: always and never exceeded
  *
  * Lines start with the configuration name so mismatches can be counted per
  * configuration. Full alignments carry the CIGAR and our own verdict on it
@@ -396,6 +397,66 @@ static void match_funct_runs(int npairs, uint64_t seed, buffer_t* b) {
   free_pairs(pairs, npairs);
 }
 
+/* ------------------------------------------------------------ memory limit */
+
+/* A pair of `len` bases at divergence `err` (no cap: long noisy pairs reach
+ * the scores at which 2.3.3 probes its memory, multiples of 3000). */
+static void noisy_pair(uint64_t* s, pair_t* p, int len, double err) {
+  p->pattern = malloc((size_t)len + 1);
+  p->text = malloc((size_t)len * 2 + 2);
+  for (int i = 0; i < len; ++i) p->pattern[i] = BASES[splitmix(s) & 3];
+  int t = 0;
+  for (int i = 0; i < len; ++i) {
+    if (unit(s) < err) {
+      switch (splitmix(s) % 3) {
+        case 0: p->text[t++] = BASES[splitmix(s) & 3]; break;
+        case 1: p->text[t++] = BASES[splitmix(s) & 3]; p->text[t++] = p->pattern[i]; break;
+        default: break;
+      }
+    } else {
+      p->text[t++] = p->pattern[i];
+    }
+  }
+  p->pattern[len] = 0;
+  p->text[t] = 0;
+  p->plen = len;
+  p->tlen = t;
+}
+
+/* The memory limit only decides anything where the library measures memory
+ * in its own way, so the limits are 1 byte (exceeded at the first probe) and
+ * 1 TiB (never). */
+static void memory_runs(uint64_t seed, buffer_t* b) {
+  enum { N = 5 };
+  static const int lens[N] = {300, 2000, 6000, 9000, 9000};
+  static const double errs[N] = {0.1, 0.1, 0.1, 0.05, 0.15};
+  pair_t pairs[N];
+  for (int i = 0; i < N; ++i) noisy_pair(&seed, &pairs[i], lens[i], errs[i]);
+  static const uint64_t limits[2] = {1, (uint64_t)1 << 40};
+  char name[160];
+  for (int metric = edit; metric <= gap_affine_2p; ++metric)
+  for (int memory = 0; memory <= wavefront_memory_ultralow; ++memory)
+  for (int scope = compute_score; scope <= compute_alignment; ++scope)
+  for (int l = 0; l < 2; ++l) {
+    const config_t c = {metric, 0, memory, H_NONE, 0};
+    config_name(&c, scope, name, sizeof(name));
+    sprintf(name + strlen(name), "/abort=%llu", (unsigned long long)limits[l]);
+    wavefront_aligner_t* wf = make_aligner(&c, scope);
+    wavefront_aligner_set_max_memory(wf, (uint64_t)1 << 30, limits[l]);
+    for (int i = 0; i < N; ++i) {
+      const int status = wavefront_align(wf, pairs[i].pattern, pairs[i].plen, pairs[i].text,
+                                         pairs[i].tlen);
+      report(&b->out, &b->len, &b->cap, name, i, &c, scope, &pairs[i], wf, status);
+    }
+    wavefront_aligner_delete(wf);
+    flush(b);
+  }
+  for (int i = 0; i < N; ++i) {
+    free(pairs[i].pattern);
+    free(pairs[i].text);
+  }
+}
+
 /* ------------------------------------------------------------ misc */
 
 static void print_cigar_state(const char* what, cigar_t* c) {
@@ -683,6 +744,8 @@ int main(int argc, char** argv) {
     free_pairs(pairs, n);
   } else if (!strcmp(argv[1], "matchfn") && argc == 4) {
     match_funct_runs(atoi(argv[2]), strtoull(argv[3], NULL, 10), &b);
+  } else if (!strcmp(argv[1], "memory") && argc == 3) {
+    memory_runs(strtoull(argv[2], NULL, 10), &b);
   } else if (!strcmp(argv[1], "provider")) {
     /* Which library is serving us: seqshim exports its own API too. */
     puts(dlsym(RTLD_DEFAULT, "seqshim_version") != NULL ? "seqshim" : "upstream");

@@ -70,6 +70,9 @@ pub(crate) struct Core {
     bi: Option<Box<bialign::BiAligner>>,
     /// Set when this aligner, as a BiWFA search direction, reached the far end.
     reached_end: bool,
+    /// `system.max_memory_abort` and `system.probe_interval_global`.
+    pub max_memory_abort: u64,
+    pub probe_interval: i32,
 }
 
 impl Core {
@@ -111,6 +114,8 @@ impl Core {
             match_fn: None,
             bi,
             reached_end: false,
+            max_memory_abort: u64::MAX,
+            probe_interval: 3000,
         })
     }
 
@@ -233,7 +238,36 @@ impl Core {
                 self.paused_at = Some(score);
                 return Ok(self.status);
             }
+            if self.memory_exceeded(score) {
+                self.status = AlignStatus::Oom;
+                return Ok(self.status);
+            }
         }
+    }
+
+    /// `wavefront_unialign_reached_limits`' memory probe: every `probe_interval`
+    /// scores, the aligner's memory against `max_memory_abort`. Upstream measures its
+    /// slab allocator; we measure the wavefront buffers we hold (see `memory_used`).
+    fn memory_exceeded(&self, score: i32) -> bool {
+        self.max_memory_abort != u64::MAX
+            && self.probe_interval > 0
+            && score % self.probe_interval == 0
+            && self.memory_used() > self.max_memory_abort
+    }
+
+    /// Bytes of wavefront storage this aligner holds (it keeps its buffers across
+    /// alignments, as upstream's slab does).
+    pub fn memory_used(&self) -> u64 {
+        let c = &self.comps;
+        let cells: usize = [&c.m, &c.i1, &c.d1, &c.i2, &c.d2]
+            .iter()
+            .flat_map(|v| v.iter())
+            .map(|w| w.offs.capacity())
+            .sum::<usize>()
+            + self.victims.iter().map(Vec::capacity).sum::<usize>()
+            + self.nulls.capacity();
+        let bi = self.bi.as_ref().map_or(0, |b| b.memory_used());
+        (cells * std::mem::size_of::<i32>()) as u64 + bi
     }
 
     /// An empty edit/indel wavefront only ever produces empty successors (upstream

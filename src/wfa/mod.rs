@@ -251,6 +251,20 @@ impl Aligner {
         self.core.match_fn = match_function;
     }
 
+    /// `wavefront_aligner_set_max_memory`'s abort limit, probed every
+    /// `probe_interval` scores (upstream's `probe_interval_global`, 3000 by default):
+    /// past it the alignment stops with [`AlignStatus::Oom`]. The memory compared is
+    /// [`Aligner::memory_used`].
+    pub fn set_max_memory(&mut self, max_memory_abort: u64, probe_interval: i32) {
+        self.core.max_memory_abort = max_memory_abort;
+        self.core.probe_interval = probe_interval;
+    }
+
+    /// Bytes of wavefront storage the aligner holds.
+    pub fn memory_used(&self) -> u64 {
+        self.core.memory_used()
+    }
+
     /// `wavefront_aligner_set_max_alignment_score`.
     pub fn set_max_alignment_score(&mut self, max_alignment_score: i32) {
         self.core.max_alignment_score = max_alignment_score;

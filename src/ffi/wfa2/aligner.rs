@@ -723,6 +723,7 @@ fn run(w: &mut wavefront_aligner_t, s: &mut State, resume: bool) -> c_int {
     let a = &mut s.aligner;
     a.set_max_alignment_score(w.system.max_alignment_score);
     a.set_match_function(match_function(w));
+    a.set_max_memory(w.system.max_memory_abort, w.system.probe_interval_global);
     let mut result = if resume && !rebuilt {
         a.resume()
     } else {

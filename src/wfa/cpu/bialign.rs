@@ -27,6 +27,11 @@ pub(crate) struct BiAligner {
 }
 
 impl BiAligner {
+    /// `wavefront_bialigner_get_size`: the three aligners together.
+    pub fn memory_used(&self) -> u64 {
+        self.forward.memory_used() + self.reverse.memory_used() + self.base.memory_used()
+    }
+
     pub fn new(attr: &AlignerAttributes) -> Result<BiAligner, WfaError> {
         // Upstream starts from the default attributes and copies penalties, heuristic
         // and system limits; the form stays end-to-end.
@@ -99,6 +104,8 @@ impl Core {
             sub.heuristic = self.heuristic;
             sub.max_alignment_score = self.max_alignment_score;
             sub.match_fn = self.match_fn.clone();
+            sub.max_memory_abort = self.max_memory_abort;
+            sub.probe_interval = self.probe_interval;
         }
         let (plen, tlen) = (pattern.len(), text.len());
         if self.scope == AlignmentScope::ComputeScore {
