@@ -52,20 +52,52 @@ impl PaddedSeqs {
     /// Number of equal bytes starting at pattern position `v`, text position `h`.
     #[inline]
     pub fn run_length(&self, v: i32, h: i32) -> i32 {
-        let pi = (self.pattern_origin as isize + v as isize) as usize;
-        let ti = (self.text_origin as isize + h as isize) as usize;
-        let blocks = self.pattern[pi..]
-            .chunks_exact(8)
-            .zip(self.text[ti..].chunks_exact(8));
-        let mut n = 0i32;
-        for (a, b) in blocks {
-            let x = load_u64(a) ^ load_u64(b);
+        self.view().run_length(v, h)
+    }
+
+    /// The buffers with their origins, for tight loops.
+    #[inline]
+    fn view(&self) -> SeqView<'_> {
+        SeqView {
+            pattern: &self.pattern,
+            text: &self.text,
+            pattern_origin: self.pattern_origin as isize,
+            text_origin: self.text_origin as isize,
+        }
+    }
+}
+
+#[derive(Clone, Copy)]
+struct SeqView<'a> {
+    pattern: &'a [u8],
+    text: &'a [u8],
+    pattern_origin: isize,
+    text_origin: isize,
+}
+
+impl SeqView<'_> {
+    /// Compares 8 bytes at a time, like upstream. The loop bound lets the compiler
+    /// drop the per-block bounds checks; the padding (and the differing sentinels,
+    /// '?' vs '!') guarantee a mismatch before it is reached.
+    #[inline(always)]
+    fn run_length(&self, v: i32, h: i32) -> i32 {
+        let pi = (self.pattern_origin + v as isize) as usize;
+        let ti = (self.text_origin + h as isize) as usize;
+        let (Some(p), Some(t)) = (self.pattern.get(pi..), self.text.get(ti..)) else {
+            unreachable!("extension outside the padded sequences")
+        };
+        let len = p.len().min(t.len());
+        let (p, t) = (&p[..len], &t[..len]);
+        let mut n = 0usize;
+        while n + 8 <= len {
+            let a = u64::from_le_bytes(p[n..n + 8].try_into().expect("8 bytes"));
+            let b = u64::from_le_bytes(t[n..n + 8].try_into().expect("8 bytes"));
+            let x = a ^ b;
             if x != 0 {
-                return n + (x.trailing_zeros() / 8) as i32;
+                return (n + (x.trailing_zeros() / 8) as usize) as i32;
             }
             n += 8;
         }
-        // The sentinels differ ('?' vs '!'), so a mismatch always precedes the tails' end.
         unreachable!("extension ran past the padding")
     }
 }
@@ -81,17 +113,14 @@ fn fill(buf: &mut Vec<u8>, pad: u8, origin: usize, seq: &[u8], tail: usize, reve
     buf.resize(origin + seq.len() + tail, pad);
 }
 
-#[inline(always)]
-fn load_u64(chunk: &[u8]) -> u64 {
-    u64::from_le_bytes(chunk.try_into().expect("8-byte chunk"))
-}
-
 /// Extends every non-NULL offset of `m` in place.
+#[inline(never)]
 pub fn extend_all(seqs: &PaddedSeqs, m: &mut Wavefront) {
     let (lo, hi, base) = (m.lo, m.hi, m.base);
     if lo > hi {
         return;
     }
+    let seqs = seqs.view();
     let cells = &mut m.offs[(lo - base) as usize..=(hi - base) as usize];
     for (k, off) in (lo..).zip(cells.iter_mut()) {
         let o = *off;
@@ -103,12 +132,14 @@ pub fn extend_all(seqs: &PaddedSeqs, m: &mut Wavefront) {
 
 /// Like [`extend_all`], returning the largest antidiagonal (`2 * offset - k`, at
 /// least 0) reached, which BiWFA uses to tell when the two directions may meet.
+#[inline(never)]
 pub fn extend_all_max(seqs: &PaddedSeqs, m: &mut Wavefront) -> i32 {
     let (lo, hi, base) = (m.lo, m.hi, m.base);
     if lo > hi {
         return 0;
     }
     let mut max_ak = 0;
+    let seqs = seqs.view();
     let cells = &mut m.offs[(lo - base) as usize..=(hi - base) as usize];
     for (k, off) in (lo..).zip(cells.iter_mut()) {
         let o = *off;

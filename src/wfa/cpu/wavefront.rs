@@ -58,6 +58,7 @@ impl Wavefront {
 
     /// Slice of offsets for diagonals `[from, to]`, after writing NULL into every cell of
     /// that span lying outside `[lo, hi]` (upstream's `wavefront_compute_init_ends`).
+    #[inline]
     pub fn padded(&mut self, from: i32, to: i32) -> &[i32] {
         self.ensure_capacity(from, to);
         let (lo, hi) = (self.lo, self.hi);
@@ -74,12 +75,19 @@ impl Wavefront {
     }
 
     /// Makes diagonals `[from, to]` addressable (new cells hold NULL).
+    #[inline]
     pub fn ensure_capacity(&mut self, from: i32, to: i32) {
         let end = self.base + self.offs.len() as i32;
         if from >= self.base && to < end {
             return;
         }
-        // Rare: re-centre the buffer with generous slack on both sides.
+        self.recentre(from, to, end);
+    }
+
+    /// Rare: re-centres the buffer with generous slack on both sides.
+    #[cold]
+    #[inline(never)]
+    fn recentre(&mut self, from: i32, to: i32, end: i32) {
         let new_base = from.min(self.base) - 64;
         let new_end = (to + 1).max(end) + 64;
         let mut v = vec![OFFSET_NULL; (new_end - new_base) as usize];
