@@ -427,8 +427,8 @@ setter!(
 );
 
 setter!(
-    /// Installs a custom match function. Alignments with one are refused
-    /// (status -1, one log line per process): the algorithm compares bytes.
+    /// Installs a custom match function: extension then asks it instead of
+    /// comparing bytes (the sequences may be NULL).
     wavefront_aligner_set_match_funct(
         match_funct: Option<unsafe extern "C" fn(c_int, c_int, *mut c_void) -> c_int>,
         match_funct_arguments: *mut c_void
