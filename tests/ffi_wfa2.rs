@@ -620,6 +620,12 @@ fn our_declarations_are_compatible_with_upstream() {
 }
 
 #[test]
+fn parity_max_alignment_score() {
+    let exe = parity_client();
+    three_ways(&exe, &["limits", "7"], "limits");
+}
+
+#[test]
 fn parity_max_memory_abort() {
     let exe = parity_client();
     three_ways(&exe, &["memory", "99"], "memory");

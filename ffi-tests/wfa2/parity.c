@@ -10,6 +10,7 @@
  *   parity threads THREADS PAIRS SEED   one aligner per thread
  *   parity matchfn PAIRS SEED  a custom match function (N matches anything)
  *   parity memory SEED         max_memory_abort: always and never exceeded
+ *   parity limits SEED         max_alignment_score, BiWFA included
  *
  * Lines start with the configuration name so mismatches can be counted per
  * configuration. Full alignments carry the CIGAR and our own verdict on it
@@ -457,6 +458,58 @@ static void memory_runs(uint64_t seed, buffer_t* b) {
   }
 }
 
+/* ------------------------------------------------------------ score limit */
+
+/* Score limits below, around and above the pairs' scores, for every memory
+ * mode: BiWFA stops on the sum of its two directions' scores, and its base
+ * cases on their own. */
+static void limit_runs(uint64_t seed, buffer_t* b) {
+  enum { N = 6 };
+  static const int lens[N] = {80, 150, 400, 1200, 3000, 3000};
+  static const double errs[N] = {0.1, 0.2, 0.1, 0.05, 0.02, 0.1};
+  pair_t pairs[N];
+  for (int i = 0; i < N; ++i) noisy_pair(&seed, &pairs[i], lens[i], errs[i]);
+  static const int limits[] = {10, 100, 400, 1500};
+  char name[160];
+  for (int metric = 0; metric <= gap_affine_2p; ++metric)
+  for (int memory = 0; memory <= wavefront_memory_ultralow; ++memory)
+  for (int heuristic = 0; heuristic <= H_WFADAPTIVE; ++heuristic)
+  for (int scope = compute_score; scope <= compute_alignment; ++scope)
+  for (int l = 0; l < (int)(sizeof(limits) / sizeof(limits[0])); ++l) {
+    const config_t c = {metric, 0, memory, heuristic, 0};
+    config_name(&c, scope, name, sizeof(name));
+    sprintf(name + strlen(name), "/max=%d", limits[l]);
+    wavefront_aligner_t* wf = make_aligner(&c, scope);
+    wavefront_aligner_set_max_alignment_score(wf, limits[l]);
+    for (int i = 0; i < N; ++i) {
+      const int status = wavefront_align(wf, pairs[i].pattern, pairs[i].plen, pairs[i].text,
+                                         pairs[i].tlen);
+      report(&b->out, &b->len, &b->cap, name, i, &c, scope, &pairs[i], wf, status);
+      /* What a failed BiWFA leaves in the CIGAR is part of the contract too. */
+      if (status != WF_STATUS_SUCCESSFUL && scope == compute_alignment) {
+        cigar_t* const cg = wf->cigar;
+        char* line = malloc((size_t)(cg->end_offset > 0 ? cg->end_offset : 0) * 8 + 64);
+        int n = sprintf(line, "  left [%d,%d) ", cg->begin_offset, cg->end_offset);
+        n += cigar_sprint(line + n, cg, true);
+        line[n++] = '\n';
+        if (b->len + (size_t)n > b->cap) {
+          b->cap = (b->len + (size_t)n) * 2;
+          b->out = realloc(b->out, b->cap);
+        }
+        memcpy(b->out + b->len, line, (size_t)n);
+        b->len += (size_t)n;
+        free(line);
+      }
+    }
+    wavefront_aligner_delete(wf);
+    flush(b);
+  }
+  for (int i = 0; i < N; ++i) {
+    free(pairs[i].pattern);
+    free(pairs[i].text);
+  }
+}
+
 /* ------------------------------------------------------------ misc */
 
 static void print_cigar_state(const char* what, cigar_t* c) {
@@ -744,6 +797,8 @@ int main(int argc, char** argv) {
     free_pairs(pairs, n);
   } else if (!strcmp(argv[1], "matchfn") && argc == 4) {
     match_funct_runs(atoi(argv[2]), strtoull(argv[3], NULL, 10), &b);
+  } else if (!strcmp(argv[1], "limits") && argc == 3) {
+    limit_runs(strtoull(argv[2], NULL, 10), &b);
   } else if (!strcmp(argv[1], "memory") && argc == 3) {
     memory_runs(strtoull(argv[2], NULL, 10), &b);
   } else if (!strcmp(argv[1], "provider")) {
