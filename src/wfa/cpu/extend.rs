@@ -76,13 +76,25 @@ struct SeqView<'a> {
 }
 
 impl SeqView<'_> {
-    /// Compares 8 bytes at a time, like upstream. The loop bound lets the compiler
-    /// drop the per-block bounds checks; the padding (and the differing sentinels,
-    /// '?' vs '!') guarantee a mismatch before it is reached.
+    /// Compares 8 bytes at a time, like upstream. Most runs end within the first
+    /// block, which is read without any branch: the padding guarantees that both
+    /// reads lie inside (the clamps only make that visible to the compiler), and
+    /// the differing sentinels ('?' vs '!') that a mismatch comes before the end.
     #[inline(always)]
     fn run_length(&self, v: i32, h: i32) -> i32 {
         let pi = (self.pattern_origin + v as isize) as usize;
         let ti = (self.text_origin + h as isize) as usize;
+        debug_assert!(pi + 8 <= self.pattern.len() && ti + 8 <= self.text.len());
+        let x = first_block(self.pattern, pi) ^ first_block(self.text, ti);
+        if x != 0 {
+            return (x.trailing_zeros() / 8) as i32;
+        }
+        self.run_length_from(pi + 8, ti + 8) + 8
+    }
+
+    /// The rest of a run longer than 8.
+    #[inline(never)]
+    fn run_length_from(&self, pi: usize, ti: usize) -> i32 {
         let (Some(p), Some(t)) = (self.pattern.get(pi..), self.text.get(ti..)) else {
             unreachable!("extension outside the padded sequences")
         };
@@ -99,6 +111,18 @@ impl SeqView<'_> {
             n += 8;
         }
         unreachable!("extension ran past the padding")
+    }
+}
+
+/// The 8 bytes at `i`, or at the last full block if `i` lay beyond it (which the
+/// padding rules out); the clamp replaces the bounds check.
+#[inline(always)]
+fn first_block(buf: &[u8], i: usize) -> u64 {
+    let last = buf.len().saturating_sub(8);
+    let i = i.min(last);
+    match buf.get(i..).and_then(|b| b.first_chunk::<8>()) {
+        Some(b) => u64::from_le_bytes(*b),
+        None => 0,
     }
 }
 
