@@ -58,7 +58,7 @@ impl Wavefront {
 
     /// Slice of offsets for diagonals `[from, to]`, after writing NULL into every cell of
     /// that span lying outside `[lo, hi]` (upstream's `wavefront_compute_init_ends`).
-    #[inline]
+    #[inline(always)]
     pub fn padded(&mut self, from: i32, to: i32) -> &[i32] {
         self.ensure_capacity(from, to);
         let (lo, hi) = (self.lo, self.hi);
