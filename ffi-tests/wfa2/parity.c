@@ -8,11 +8,13 @@
  *   parity edge                edge-case sequences over every configuration
  *   parity misc                data objects, printing, CIGAR helpers, resume
  *   parity threads THREADS PAIRS SEED   one aligner per thread
+ *   parity matchfn PAIRS SEED  a custom match function (N matches anything)
+ *   parity memory SEED         max_memory_abort: always and never exceeded
+ *   parity limits SEED         max_alignment_score, BiWFA included
  *
  * Lines start with the configuration name so mismatches can be counted per
- * configuration. Ultralow (BiWFA) may pick another co-optimal CIGAR, so for
- * it the line carries the status, the score and our own verdict on the CIGAR
- * (valid, and rescoring to the reported score) instead of the CIGAR.
+ * configuration. Full alignments carry the CIGAR and our own verdict on it
+ * (valid, and rescoring to the reported score).
  */
 #include "utils/commons.h"
 #include "wavefront/wfa.h"
@@ -126,13 +128,16 @@ typedef struct {
   int match; /* 0 or negative */
 } config_t;
 
+/* Set while running the edge cases. */
+static bool g_edge = false;
+
 static bool config_valid(const config_t* c) {
   /* 2.3.3 exits on these. */
   if (c->memory == wavefront_memory_ultralow && c->endsfree) return false;
   if ((c->heuristic == H_XDROP || c->heuristic == H_ZDROP) && c->metric <= edit) return false;
   /* 2.3.3's BiWFA crashes with wfmash, drops and bands on pairs of very different
-   * lengths. */
-  if (c->memory == wavefront_memory_ultralow && c->heuristic >= H_WFMASH) return false;
+   * lengths (the edge cases); the random pairs have similar lengths. */
+  if (c->memory == wavefront_memory_ultralow && c->heuristic >= H_WFMASH && g_edge) return false;
   /* 2.3.3's adaptive band corrupts its heap on random pairs. */
   if (c->heuristic == H_BANDED_ADAPTIVE) return false;
   /* 2.3.3 reads out of bounds in ends-free mode with a negative match score. */
@@ -238,13 +243,12 @@ static void report(char** out, size_t* len, size_t* cap, const char* name, int i
   char* w = *out + *len;
   w += sprintf(w, "%s #%d status=%d score=%d", name, idx, status, cg->score);
   if (status == WF_STATUS_SUCCESSFUL && scope == compute_alignment) {
-    if (c->memory == wavefront_memory_ultralow) {
-      w += sprintf(w, " cigar-valid=%d rescored=%s", valid(p, ops, n),
-                   rescore(c, ops, n) == cg->score ? "same" : "different");
-    } else {
-      w += sprintf(w, " [%d,%d) ", cg->begin_offset, cg->end_offset);
-      w += cigar_sprint(w, cg, true);
-    }
+    w += sprintf(w, " [%d,%d) ", cg->begin_offset, cg->end_offset);
+    w += cigar_sprint(w, cg, true);
+    /* Our own verdict too, so that a wrong CIGAR shows even where the
+     * library under test is the reference. */
+    w += sprintf(w, " valid=%d rescored=%s", valid(p, ops, n),
+                 rescore(c, ops, n) == cg->score ? "same" : "different");
   }
   *w++ = '\n';
   *len = (size_t)(w - *out);
@@ -321,6 +325,189 @@ static void free_pairs(pair_t* pairs, int n) {
     free(pairs[i].text);
   }
   free(pairs);
+}
+
+/* ------------------------------------------------------------ match function */
+
+/* The client's own comparison: N matches anything. It must stop at the ends
+ * itself, as the library then never looks at the sequences. */
+static int match_n(int v, int h, void* args) {
+  const pair_t* const p = args;
+  if (v >= p->plen || h >= p->tlen) return 0;
+  const char a = p->pattern[v], b = p->text[h];
+  return a == b || a == 'N' || b == 'N';
+}
+
+/* Random pairs of up to 2 kbp with 3 % Ns on either side, aligned with the
+ * sequences passed as NULL (they are never read) under every configuration
+ * 2.3.3 supports with a match function: its BiWFA only aligns pairs of at
+ * most 100 bases with one (it crashes otherwise). */
+static void match_funct_runs(int npairs, uint64_t seed, buffer_t* b) {
+  pair_t* pairs = calloc((size_t)npairs, sizeof(pair_t));
+  for (int i = 0; i < npairs;) {
+    random_pair(&seed, &pairs[i]);
+    if (pairs[i].plen > 2000) {
+      free(pairs[i].pattern);
+      free(pairs[i].text);
+      continue;
+    }
+    for (int j = 0; j < pairs[i].plen; ++j) if (unit(&seed) < 0.03) pairs[i].pattern[j] = 'N';
+    for (int j = 0; j < pairs[i].tlen; ++j) if (unit(&seed) < 0.03) pairs[i].text[j] = 'N';
+    ++i;
+  }
+  char name[160];
+  for (int metric = 0; metric <= gap_affine_2p; ++metric)
+  for (int match = 0; match >= (metric >= gap_linear ? -1 : 0); --match)
+  for (int endsfree = 0; endsfree <= 1; ++endsfree)
+  for (int memory = 0; memory <= wavefront_memory_ultralow; ++memory)
+  for (int heuristic = 0; heuristic <= H_WFADAPTIVE; ++heuristic)
+  for (int scope = compute_score; scope <= compute_alignment; ++scope) {
+    const config_t c = {metric, endsfree, memory, heuristic, match};
+    if (!config_valid(&c)) continue;
+    if (memory == wavefront_memory_ultralow && scope == compute_score) continue;
+    config_name(&c, scope, name, sizeof(name));
+    strcat(name, "/matchfn");
+    wavefront_aligner_t* wf = make_aligner(&c, scope);
+    for (int i = 0; i < npairs; ++i) {
+      pair_t* const p = &pairs[i];
+      if (memory == wavefront_memory_ultralow && MAX(p->plen, p->tlen) > 100) continue;
+      set_span(wf, &c, p);
+      wavefront_aligner_set_match_funct(wf, match_n, p);
+      const int status = wavefront_align(wf, NULL, p->plen, NULL, p->tlen);
+      cigar_t* const cg = wf->cigar;
+      char* line = malloc((size_t)(cg->end_offset - cg->begin_offset) * 8 + 256);
+      char* w = line + sprintf(line, "%s #%d status=%d score=%d", name, i, status, cg->score);
+      if (status == WF_STATUS_SUCCESSFUL && scope == compute_alignment) {
+        w += sprintf(w, " [%d,%d) ", cg->begin_offset, cg->end_offset);
+        w += cigar_sprint(w, cg, true);
+      }
+      *w++ = '\n';
+      *w = 0;
+      const size_t n = (size_t)(w - line);
+      if (b->len + n > b->cap) {
+        b->cap = (b->len + n) * 2;
+        b->out = realloc(b->out, b->cap);
+      }
+      memcpy(b->out + b->len, line, n);
+      b->len += n;
+      free(line);
+    }
+    wavefront_aligner_delete(wf);
+    flush(b);
+  }
+  free_pairs(pairs, npairs);
+}
+
+/* ------------------------------------------------------------ memory limit */
+
+/* A pair of `len` bases at divergence `err` (no cap: long noisy pairs reach
+ * the scores at which 2.3.3 probes its memory, multiples of 3000). */
+static void noisy_pair(uint64_t* s, pair_t* p, int len, double err) {
+  p->pattern = malloc((size_t)len + 1);
+  p->text = malloc((size_t)len * 2 + 2);
+  for (int i = 0; i < len; ++i) p->pattern[i] = BASES[splitmix(s) & 3];
+  int t = 0;
+  for (int i = 0; i < len; ++i) {
+    if (unit(s) < err) {
+      switch (splitmix(s) % 3) {
+        case 0: p->text[t++] = BASES[splitmix(s) & 3]; break;
+        case 1: p->text[t++] = BASES[splitmix(s) & 3]; p->text[t++] = p->pattern[i]; break;
+        default: break;
+      }
+    } else {
+      p->text[t++] = p->pattern[i];
+    }
+  }
+  p->pattern[len] = 0;
+  p->text[t] = 0;
+  p->plen = len;
+  p->tlen = t;
+}
+
+/* The memory limit only decides anything where the library measures memory
+ * in its own way, so the limits are 1 byte (exceeded at the first probe) and
+ * 1 TiB (never). */
+static void memory_runs(uint64_t seed, buffer_t* b) {
+  enum { N = 5 };
+  static const int lens[N] = {300, 2000, 6000, 9000, 9000};
+  static const double errs[N] = {0.1, 0.1, 0.1, 0.05, 0.15};
+  pair_t pairs[N];
+  for (int i = 0; i < N; ++i) noisy_pair(&seed, &pairs[i], lens[i], errs[i]);
+  static const uint64_t limits[2] = {1, (uint64_t)1 << 40};
+  char name[160];
+  for (int metric = edit; metric <= gap_affine_2p; ++metric)
+  for (int memory = 0; memory <= wavefront_memory_ultralow; ++memory)
+  for (int scope = compute_score; scope <= compute_alignment; ++scope)
+  for (int l = 0; l < 2; ++l) {
+    const config_t c = {metric, 0, memory, H_NONE, 0};
+    config_name(&c, scope, name, sizeof(name));
+    sprintf(name + strlen(name), "/abort=%llu", (unsigned long long)limits[l]);
+    wavefront_aligner_t* wf = make_aligner(&c, scope);
+    wavefront_aligner_set_max_memory(wf, (uint64_t)1 << 30, limits[l]);
+    for (int i = 0; i < N; ++i) {
+      const int status = wavefront_align(wf, pairs[i].pattern, pairs[i].plen, pairs[i].text,
+                                         pairs[i].tlen);
+      report(&b->out, &b->len, &b->cap, name, i, &c, scope, &pairs[i], wf, status);
+    }
+    wavefront_aligner_delete(wf);
+    flush(b);
+  }
+  for (int i = 0; i < N; ++i) {
+    free(pairs[i].pattern);
+    free(pairs[i].text);
+  }
+}
+
+/* ------------------------------------------------------------ score limit */
+
+/* Score limits below, around and above the pairs' scores, for every memory
+ * mode: BiWFA stops on the sum of its two directions' scores, and its base
+ * cases on their own. */
+static void limit_runs(uint64_t seed, buffer_t* b) {
+  enum { N = 6 };
+  static const int lens[N] = {80, 150, 400, 1200, 3000, 3000};
+  static const double errs[N] = {0.1, 0.2, 0.1, 0.05, 0.02, 0.1};
+  pair_t pairs[N];
+  for (int i = 0; i < N; ++i) noisy_pair(&seed, &pairs[i], lens[i], errs[i]);
+  static const int limits[] = {10, 100, 400, 1500};
+  char name[160];
+  for (int metric = 0; metric <= gap_affine_2p; ++metric)
+  for (int memory = 0; memory <= wavefront_memory_ultralow; ++memory)
+  for (int heuristic = 0; heuristic <= H_WFADAPTIVE; ++heuristic)
+  for (int scope = compute_score; scope <= compute_alignment; ++scope)
+  for (int l = 0; l < (int)(sizeof(limits) / sizeof(limits[0])); ++l) {
+    const config_t c = {metric, 0, memory, heuristic, 0};
+    config_name(&c, scope, name, sizeof(name));
+    sprintf(name + strlen(name), "/max=%d", limits[l]);
+    wavefront_aligner_t* wf = make_aligner(&c, scope);
+    wavefront_aligner_set_max_alignment_score(wf, limits[l]);
+    for (int i = 0; i < N; ++i) {
+      const int status = wavefront_align(wf, pairs[i].pattern, pairs[i].plen, pairs[i].text,
+                                         pairs[i].tlen);
+      report(&b->out, &b->len, &b->cap, name, i, &c, scope, &pairs[i], wf, status);
+      /* What a failed BiWFA leaves in the CIGAR is part of the contract too. */
+      if (status != WF_STATUS_SUCCESSFUL && scope == compute_alignment) {
+        cigar_t* const cg = wf->cigar;
+        char* line = malloc((size_t)(cg->end_offset > 0 ? cg->end_offset : 0) * 8 + 64);
+        int n = sprintf(line, "  left [%d,%d) ", cg->begin_offset, cg->end_offset);
+        n += cigar_sprint(line + n, cg, true);
+        line[n++] = '\n';
+        if (b->len + (size_t)n > b->cap) {
+          b->cap = (b->len + (size_t)n) * 2;
+          b->out = realloc(b->out, b->cap);
+        }
+        memcpy(b->out + b->len, line, (size_t)n);
+        b->len += (size_t)n;
+        free(line);
+      }
+    }
+    wavefront_aligner_delete(wf);
+    flush(b);
+  }
+  for (int i = 0; i < N; ++i) {
+    free(pairs[i].pattern);
+    free(pairs[i].text);
+  }
 }
 
 /* ------------------------------------------------------------ misc */
@@ -602,11 +789,18 @@ int main(int argc, char** argv) {
     flush(&b);
     free_pairs(pairs, n);
   } else if (!strcmp(argv[1], "edge")) {
+    g_edge = true;
     pair_t* pairs;
     const int n = edge_pairs(&pairs);
     run_all(pairs, n, &b);
     flush(&b);
     free_pairs(pairs, n);
+  } else if (!strcmp(argv[1], "matchfn") && argc == 4) {
+    match_funct_runs(atoi(argv[2]), strtoull(argv[3], NULL, 10), &b);
+  } else if (!strcmp(argv[1], "limits") && argc == 3) {
+    limit_runs(strtoull(argv[2], NULL, 10), &b);
+  } else if (!strcmp(argv[1], "memory") && argc == 3) {
+    memory_runs(strtoull(argv[2], NULL, 10), &b);
   } else if (!strcmp(argv[1], "provider")) {
     /* Which library is serving us: seqshim exports its own API too. */
     puts(dlsym(RTLD_DEFAULT, "seqshim_version") != NULL ? "seqshim" : "upstream");

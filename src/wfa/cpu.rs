@@ -2,13 +2,15 @@
 //! `wavefront_extend.c`): extend, check termination, cut off, compute the next score.
 
 mod backtrace;
+mod bialign;
 mod compute;
 mod extend;
 mod step;
 pub(super) mod wavefront;
 
+pub use self::extend::MatchFn;
 use self::extend::PaddedSeqs;
-use self::wavefront::{Components, OFFSET_NULL};
+use self::wavefront::{Component, Components, OFFSET_NULL};
 use super::heuristic::{self, CutoffInput, Heuristic};
 use super::penalties::{DistanceMetric, WfPenalties};
 use super::{
@@ -23,6 +25,16 @@ const CIGAR_INIT_SCORE: i32 = 10;
 enum Step {
     Continue,
     Done,
+}
+
+/// Outcome of extending one wavefront (upstream's extend functions, before the
+/// unidirectional driver acts on it).
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub(super) enum Ext {
+    Continue,
+    Unfeasible,
+    /// `WF_STATUS_END_REACHED`; the end cell is in `Core::end`.
+    End,
 }
 
 pub(crate) struct Core {
@@ -49,12 +61,29 @@ pub(crate) struct Core {
     nulls: Vec<i32>,
     victims: [Vec<i32>; 4],
     scratch: Vec<i32>,
+    /// Matrices the alignment starts and ends in (BiWFA halves may use gap ones).
+    component_begin: Component,
+    component_end: Component,
+    /// A client's match function replacing the byte comparison.
+    pub match_fn: Option<std::sync::Arc<MatchFn>>,
+    /// BiWFA's forward, reverse and base-case aligners (memory mode ultralow).
+    bi: Option<Box<bialign::BiAligner>>,
+    /// Set when this aligner, as a BiWFA search direction, reached the far end.
+    reached_end: bool,
+    /// `system.max_memory_abort` and `system.probe_interval_global`.
+    pub max_memory_abort: u64,
+    pub probe_interval: i32,
 }
 
 impl Core {
     pub fn new(attr: &AlignerAttributes) -> Result<Core, WfaError> {
         let pen = WfPenalties::from_client(&attr.penalties)?;
         let score_only = attr.scope == AlignmentScope::ComputeScore;
+        let bi = if attr.memory_mode == MemoryMode::Ultralow {
+            Some(Box::new(bialign::BiAligner::new(attr)?))
+        } else {
+            None
+        };
         Ok(Core {
             pen,
             scope: attr.scope,
@@ -80,6 +109,13 @@ impl Core {
             nulls: Vec::new(),
             victims: Default::default(),
             scratch: Vec::new(),
+            component_begin: Component::M,
+            component_end: Component::M,
+            match_fn: None,
+            bi,
+            reached_end: false,
+            max_memory_abort: u64::MAX,
+            probe_interval: 3000,
         })
     }
 
@@ -116,58 +152,22 @@ impl Core {
     pub fn align(&mut self, pattern: &[u8], text: &[u8]) -> Result<AlignStatus, WfaError> {
         let (plen, tlen) = (pattern.len() as i32, text.len() as i32);
         self.check(plen, tlen)?;
-        if self.memory_mode == MemoryMode::Ultralow {
-            self.align_ultralow(pattern, text)
+        if self.bi.is_some() {
+            self.bialign(pattern, text)
         } else {
             self.unialign(pattern, text)
         }
     }
 
-    /// Memory mode ultralow (BiWFA upstream). BiWFA's score equals the unidirectional
-    /// optimum, and for short pairs (max length <= 100) upstream itself falls back to a
-    /// unidirectional high-memory aligner, which we reproduce bit for bit. Longer pairs
-    /// get our optimal CIGAR, which may differ from BiWFA's co-optimal one; with a
-    /// heuristic or a score limit BiWFA behaves differently, so those are refused.
-    fn align_ultralow(&mut self, pattern: &[u8], text: &[u8]) -> Result<AlignStatus, WfaError> {
-        const FALLBACK_MAX_LENGTH: usize = 100;
-        let exact =
-            self.heuristic.strategy == Heuristic::NONE && self.max_alignment_score == i32::MAX;
-        if self.scope == AlignmentScope::ComputeScore {
-            if !exact {
-                return Err(WfaError::Unsupported(
-                    "ultralow score-only with a heuristic or score limit",
-                ));
-            }
-            return self.unialign(pattern, text);
-        }
-        let (plen, tlen) = (pattern.len(), text.len());
-        self.paused_at = None;
-        if plen == 0 || tlen == 0 {
-            // BiWFA emits the lone gap without ever setting the score.
-            self.cigar.resize(2 * (plen + tlen) as i32);
-            let (op, n) = if tlen == 0 {
-                (b'D', plen)
-            } else {
-                (b'I', tlen)
-            };
-            self.cigar.ops[..n].fill(op);
-            self.cigar.end_offset = n as i32;
-            self.status = AlignStatus::Successful;
-            return Ok(self.status);
-        }
-        if plen.max(tlen) > FALLBACK_MAX_LENGTH && !exact {
-            return Err(WfaError::Unsupported(
-                "ultralow with a heuristic or score limit",
-            ));
-        }
-        self.unialign(pattern, text)
-    }
-
-    fn unialign(&mut self, pattern: &[u8], text: &[u8]) -> Result<AlignStatus, WfaError> {
+    /// Resets the per-alignment state for `pattern`/`text` (`wavefront_unialign_resize`);
+    /// `reverse` loads both reversed, as BiWFA's backward aligner does.
+    fn prepare(&mut self, pattern: &[u8], text: &[u8], reverse: bool) {
         let (plen, tlen) = (pattern.len() as i32, text.len() as i32);
         self.plen = plen;
         self.tlen = tlen;
-        self.seqs.load(pattern, text);
+        if self.match_fn.is_none() {
+            self.seqs.load(pattern, text, reverse);
+        }
         self.status = AlignStatus::Successful;
         self.heuristic.clear_state();
         let score_only = self.scope == AlignmentScope::ComputeScore;
@@ -179,8 +179,26 @@ impl Core {
         }
         self.num_wavefronts = self.num_wavefronts.max(self.pen.num_wavefronts(plen, tlen));
         self.exhausted = false;
-        self.init_wavefronts();
+        self.paused_at = None;
         self.num_null_steps = 0;
+    }
+
+    fn unialign(&mut self, pattern: &[u8], text: &[u8]) -> Result<AlignStatus, WfaError> {
+        self.unialign_components(pattern, text, Component::M, Component::M)
+    }
+
+    /// `wavefront_unialign_init` + `wavefront_unialign`, between the given matrices.
+    fn unialign_components(
+        &mut self,
+        pattern: &[u8],
+        text: &[u8],
+        begin: Component,
+        end: Component,
+    ) -> Result<AlignStatus, WfaError> {
+        self.prepare(pattern, text, false);
+        self.component_begin = begin;
+        self.component_end = end;
+        self.init_wavefronts();
         self.run_from(0)
     }
 
@@ -239,12 +257,41 @@ impl Core {
                 self.paused_at = Some(score);
                 return Ok(self.status);
             }
+            if self.memory_exceeded(score) {
+                self.status = AlignStatus::Oom;
+                return Ok(self.status);
+            }
         }
+    }
+
+    /// `wavefront_unialign_reached_limits`' memory probe: every `probe_interval`
+    /// scores, the aligner's memory against `max_memory_abort`. Upstream measures its
+    /// slab allocator; we measure the wavefront buffers we hold (see `memory_used`).
+    fn memory_exceeded(&self, score: i32) -> bool {
+        self.max_memory_abort != u64::MAX
+            && self.probe_interval > 0
+            && score % self.probe_interval == 0
+            && self.memory_used() > self.max_memory_abort
+    }
+
+    /// Bytes of wavefront storage this aligner holds (it keeps its buffers across
+    /// alignments, as upstream's slab does).
+    pub fn memory_used(&self) -> u64 {
+        let c = &self.comps;
+        let cells: usize = [&c.m, &c.i1, &c.d1, &c.i2, &c.d2]
+            .iter()
+            .flat_map(|v| v.iter())
+            .map(|w| w.offs.capacity())
+            .sum::<usize>()
+            + self.victims.iter().map(Vec::capacity).sum::<usize>()
+            + self.nulls.capacity();
+        let bi = self.bi.as_ref().map_or(0, |b| b.memory_used());
+        (cells * std::mem::size_of::<i32>()) as u64 + bi
     }
 
     /// An empty edit/indel wavefront only ever produces empty successors (upstream
     /// keeps computing them and never declares the alignment unfeasible).
-    fn edit_stuck(&self, score: i32) -> bool {
+    pub(super) fn edit_stuck(&self, score: i32) -> bool {
         if !matches!(
             self.pen.metric,
             DistanceMetric::Edit | DistanceMetric::Indel
@@ -273,6 +320,24 @@ impl Core {
     }
 
     fn init_wavefronts(&mut self) {
+        if self.component_begin != Component::M {
+            // A BiWFA half starting inside a gap: only that component's origin.
+            let margin = self.margin();
+            let s = self.comps.output_slot(0);
+            for c in [
+                Component::M,
+                Component::I1,
+                Component::I2,
+                Component::D1,
+                Component::D2,
+            ] {
+                self.comps.of_mut(c)[s].present = false;
+            }
+            let w = &mut self.comps.of_mut(self.component_begin)[s];
+            w.reset(0, 0, margin);
+            w.set(0, 0);
+            return;
+        }
         let f = self.form;
         let (lo, hi) = if self.pen.match_score == 0 {
             (-f.pattern_begin_free, f.text_begin_free)
@@ -315,24 +380,54 @@ impl Core {
     // ---------------------------------------------------------------- extension
 
     fn extend(&mut self, score: i32) -> Step {
+        match self.extend_wf(score, false).0 {
+            Ext::Continue => Step::Continue,
+            Ext::Unfeasible => {
+                self.status = AlignStatus::Unfeasible;
+                Step::Done
+            }
+            Ext::End => {
+                self.terminate(score);
+                Step::Done
+            }
+        }
+    }
+
+    /// Extends the M-wavefront of `score`, checks for the end and applies the
+    /// heuristic cut-off (`wavefront_extend_*`). With `want_max`, also returns the
+    /// largest antidiagonal reached (`wavefront_extend_end2end_max`).
+    pub(super) fn extend_wf(&mut self, score: i32, want_max: bool) -> (Ext, i32) {
         let s = self.comps.slot(score).expect("score >= 0");
         if s >= self.comps.used || !self.comps.m[s].present {
             if self.num_null_steps > self.comps.scope {
-                self.status = AlignStatus::Unfeasible;
-                return Step::Done;
+                return (Ext::Unfeasible, 0);
             }
-            return Step::Continue;
+            return (Ext::Continue, 0);
         }
         let (plen, tlen) = (self.plen, self.tlen);
+        let ends_free = self.form.span == AlignmentSpan::EndsFree;
+        let mut max_ak = 0;
         let m = &mut self.comps.m[s];
-        let end = if self.form.span == AlignmentSpan::EndToEnd {
-            extend::extend_all(&self.seqs, m);
-            let k_end = tlen - plen;
-            if m.lo <= k_end && k_end <= m.hi && m.get(k_end) >= tlen {
-                Some((k_end, tlen))
+        let end = if let Some(f) = &self.match_fn {
+            let free = ends_free.then_some((
+                plen,
+                tlen,
+                self.form.pattern_end_free,
+                self.form.text_end_free,
+            ));
+            let end = extend::extend_custom(&**f, m, free);
+            if ends_free {
+                end
             } else {
-                None
+                self.end2end_reached(s)
             }
+        } else if !ends_free {
+            if want_max {
+                max_ak = extend::extend_all_max(&self.seqs, m);
+            } else {
+                extend::extend_all(&self.seqs, m);
+            }
+            self.end2end_reached(s)
         } else {
             extend::extend_endsfree(
                 &self.seqs,
@@ -345,13 +440,24 @@ impl Core {
         };
         if let Some((k, offset)) = end {
             self.end = (score, k, offset);
-            self.terminate(score);
-            return Step::Done;
+            return (Ext::End, 0);
         }
         if self.heuristic.strategy != Heuristic::NONE {
             self.cutoff(score, s);
         }
-        Step::Continue
+        (Ext::Continue, max_ak)
+    }
+
+    /// End-to-end termination: the end cell reached in the end component.
+    fn end2end_reached(&self, s: usize) -> Option<(i32, i32)> {
+        let (plen, tlen) = (self.plen, self.tlen);
+        let k_end = tlen - plen;
+        let w = &self.comps.of(self.component_end)[s];
+        if w.present && w.lo <= k_end && k_end <= w.hi && w.get(k_end) >= tlen {
+            Some((k_end, tlen))
+        } else {
+            None
+        }
     }
 
     fn cutoff(&mut self, score: i32, s: usize) {
@@ -397,20 +503,29 @@ impl Core {
             self.cigar.clear();
         } else {
             let (end_score, k, offset) = self.end;
-            let bt = match self.pen.metric {
-                DistanceMetric::GapAffine | DistanceMetric::GapAffine2p => backtrace::affine,
-                _ => backtrace::linear,
-            };
-            bt(
-                &self.comps,
-                &self.pen,
-                plen,
-                tlen,
-                end_score,
-                k,
-                offset,
-                &mut self.cigar,
-            );
+            match self.pen.metric {
+                DistanceMetric::GapAffine | DistanceMetric::GapAffine2p => backtrace::affine(
+                    &self.comps,
+                    &self.pen,
+                    plen,
+                    tlen,
+                    self.component_end,
+                    end_score,
+                    k,
+                    offset,
+                    &mut self.cigar,
+                ),
+                _ => backtrace::linear(
+                    &self.comps,
+                    &self.pen,
+                    plen,
+                    tlen,
+                    end_score,
+                    k,
+                    offset,
+                    &mut self.cigar,
+                ),
+            }
             if self.memory_mode != MemoryMode::High {
                 // The piggy-back unpacker and BiWFA's cigar_append write from index 0.
                 let (b, e) = (

@@ -11,6 +11,11 @@ pub mod job;
 mod penalties;
 
 pub use heuristic::Heuristic;
+
+/// A custom match function (`match_funct(v, h, arguments)` upstream): true when
+/// pattern position `v` matches text position `h`. It replaces the byte comparison
+/// during extension, so it alone stops a run at the sequence ends.
+pub type MatchFunction = std::sync::Arc<cpu::MatchFn>;
 pub use penalties::{
     Affine2pPenalties, AffinePenalties, DistanceMetric, LinearPenalties, Penalties,
 };
@@ -239,6 +244,27 @@ impl Aligner {
     /// together exactly as the `wavefront_aligner_set_heuristic_*` functions do.
     pub fn heuristic_mut(&mut self) -> &mut Heuristic {
         &mut self.core.heuristic
+    }
+
+    /// `wavefront_aligner_set_match_funct`. The sequences passed to [`Aligner::align`]
+    /// then only give the lengths. Memory mode ultralow supports it only where 2.3.3
+    /// does not crash: full alignments of pairs of at most 100 bases.
+    pub fn set_match_function(&mut self, match_function: Option<MatchFunction>) {
+        self.core.match_fn = match_function;
+    }
+
+    /// `wavefront_aligner_set_max_memory`'s abort limit, probed every
+    /// `probe_interval` scores (upstream's `probe_interval_global`, 3000 by default):
+    /// past it the alignment stops with [`AlignStatus::Oom`]. The memory compared is
+    /// [`Aligner::memory_used`].
+    pub fn set_max_memory(&mut self, max_memory_abort: u64, probe_interval: i32) {
+        self.core.max_memory_abort = max_memory_abort;
+        self.core.probe_interval = probe_interval;
+    }
+
+    /// Bytes of wavefront storage the aligner holds.
+    pub fn memory_used(&self) -> u64 {
+        self.core.memory_used()
     }
 
     /// `wavefront_aligner_set_max_alignment_score`.

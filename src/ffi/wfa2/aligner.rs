@@ -12,7 +12,7 @@ use super::types::*;
 use crate::ffi_guard;
 use crate::wfa::{
     Affine2pPenalties, AffinePenalties, AlignStatus, AlignerAttributes, AlignmentForm,
-    AlignmentScope, Heuristic, LinearPenalties, MemoryMode, Penalties, WfaError,
+    AlignmentScope, Heuristic, LinearPenalties, MatchFunction, MemoryMode, Penalties, WfaError,
 };
 
 /// A writable data object exported under a C name. Clients get copy
@@ -101,13 +101,12 @@ pub(super) fn scope_of(scope: c_int) -> AlignmentScope {
     }
 }
 
-/// The algorithm's memory mode. BiWFA (ultralow) runs unidirectionally: it
-/// gives the same scores and, as upstream allows for BiWFA, a co-optimal
-/// CIGAR.
+/// The algorithm's memory mode (ultralow is BiWFA).
 pub(super) fn mode_of(mode: c_int) -> MemoryMode {
     match mode {
         MEMORY_MED => MemoryMode::Med,
         MEMORY_LOW => MemoryMode::Low,
+        MEMORY_ULTRALOW => MemoryMode::Ultralow,
         _ => MemoryMode::High,
     }
 }
@@ -428,8 +427,8 @@ setter!(
 );
 
 setter!(
-    /// Installs a custom match function. Alignments with one are refused
-    /// (status -1, one log line per process): the algorithm compares bytes.
+    /// Installs a custom match function: extension then asks it instead of
+    /// comparing bytes (the sequences may be NULL).
     wavefront_aligner_set_match_funct(
         match_funct: Option<unsafe extern "C" fn(c_int, c_int, *mut c_void) -> c_int>,
         match_funct_arguments: *mut c_void
@@ -627,6 +626,32 @@ pub unsafe extern "C" fn wavefront_align_strerror(error_code: c_int) -> *mut c_c
     })
 }
 
+/// The client's match function, as the algorithm calls it.
+fn match_function(w: &wavefront_aligner_t) -> Option<MatchFunction> {
+    let f = w.match_funct?;
+    let args = ClientArguments(w.match_funct_arguments);
+    Some(std::sync::Arc::new(move |v, h| {
+        // SAFETY: the client registered `f` together with these arguments for
+        // exactly such calls, made during its own `wavefront_align`.
+        unsafe { f(v, h, args.get()) != 0 }
+    }))
+}
+
+/// `match_funct_arguments`, opaque to us.
+struct ClientArguments(*mut c_void);
+
+impl ClientArguments {
+    fn get(&self) -> *mut c_void {
+        self.0
+    }
+}
+
+// SAFETY: the pointer is only handed back to the client's function, from
+// inside the client's `wavefront_align` call on the client's thread.
+unsafe impl Send for ClientArguments {}
+// SAFETY: as above; we never dereference it.
+unsafe impl Sync for ClientArguments {}
+
 /// Marks a refused alignment: status -1 and an empty CIGAR.
 pub(super) fn refuse(w: &mut wavefront_aligner_t) -> c_int {
     w.align_status.status = WF_STATUS_UNFEASIBLE;
@@ -703,6 +728,8 @@ fn run(w: &mut wavefront_aligner_t, s: &mut State, resume: bool) -> c_int {
     let f = w.alignment_form;
     let a = &mut s.aligner;
     a.set_max_alignment_score(w.system.max_alignment_score);
+    a.set_match_function(match_function(w));
+    a.set_max_memory(w.system.max_memory_abort, w.system.probe_interval_global);
     let mut result = if resume && !rebuilt {
         a.resume()
     } else {
@@ -834,18 +861,20 @@ pub unsafe extern "C" fn wavefront_align(
         if !checks(w, pattern_length, text_length) {
             return refuse(w);
         }
-        if w.match_funct.is_some() {
-            // Once per process: a client that relies on one calls us per pair.
-            static WARNED: std::sync::Once = std::sync::Once::new();
-            WARNED.call_once(|| {
-                crate::log_warn!(
-                    "wavefront_align: custom match functions are not supported; \
-                     such alignments return -1"
-                )
-            });
-            return refuse(w);
-        }
         let (plen, tlen) = (pattern_length as usize, text_length as usize);
+        if w.match_funct.is_some() {
+            // 2.3.3 never reads the sequences then (they may be NULL): the
+            // client's function compares positions. Only the lengths matter.
+            s.pattern.clear();
+            s.pattern.resize(plen, 0);
+            s.text.clear();
+            s.text.resize(tlen, 0);
+            w.pattern = std::ptr::null_mut();
+            w.pattern_length = plen as c_int;
+            w.text = std::ptr::null_mut();
+            w.text_length = tlen as c_int;
+            return run(w, s, false);
+        }
         // SAFETY: readable for their lengths per the contract.
         let (Some(p), Some(t)) = (unsafe {
             (

@@ -1,7 +1,7 @@
 //! High-memory backtrace (`wavefront_backtrace.c`), writing the CIGAR backwards from the
 //! end of the buffer exactly as upstream, so `begin_offset` matches too.
 
-use super::wavefront::{Components, OFFSET_NULL, Wavefront};
+use super::wavefront::{Component as Matrix, Components, OFFSET_NULL, Wavefront};
 use crate::wfa::Cigar;
 use crate::wfa::penalties::{DistanceMetric, WfPenalties};
 
@@ -18,15 +18,6 @@ const BT_I1_EXT: i64 = 2;
 const BT_I1_OPEN: i64 = 1;
 
 const NO_SOURCE: i64 = OFFSET_NULL as i64;
-
-#[derive(Clone, Copy, PartialEq, Eq)]
-enum Matrix {
-    M,
-    I1,
-    I2,
-    D1,
-    D2,
-}
 
 /// Reverse writer over the CIGAR buffer.
 struct Writer<'a> {
@@ -79,13 +70,15 @@ fn begin_writer(cigar: &mut Cigar) -> Writer<'_> {
     }
 }
 
-/// Backtrace for gap-affine and gap-affine-2p. Returns nothing: fills `cigar`.
+/// Backtrace for gap-affine and gap-affine-2p from the end cell in `component_end`
+/// (BiWFA halves may end in a gap component). Returns nothing: fills `cigar`.
 #[allow(clippy::too_many_arguments)]
 pub fn affine(
     comps: &Components,
     pen: &WfPenalties,
     plen: i32,
     tlen: i32,
+    component_end: Matrix,
     end_score: i32,
     end_k: i32,
     end_offset: i32,
@@ -94,18 +87,20 @@ pub fn affine(
     let two_piece = pen.metric == DistanceMetric::GapAffine2p;
     let c = Candidates { comps };
     let mut w = begin_writer(cigar);
-    let mut matrix = Matrix::M;
+    let mut matrix = component_end;
     let mut score = end_score;
     let mut k = end_k;
     let mut offset = end_offset;
     let mut h = offset;
     let mut v = offset - k;
-    // The end component is always M here, so unaligned tails come first.
-    if v < plen {
-        w.push_n(b'D', plen - v);
-    }
-    if h < tlen {
-        w.push_n(b'I', tlen - h);
+    // Unaligned tails (ends-free) only exist when the alignment ends in M.
+    if matrix == Matrix::M {
+        if v < plen {
+            w.push_n(b'D', plen - v);
+        }
+        if h < tlen {
+            w.push_n(b'I', tlen - h);
+        }
     }
     while v > 0 && h > 0 && score > 0 {
         let mismatch = score - pen.mismatch;
@@ -216,8 +211,8 @@ pub fn affine(
         w.push_n(b'D', v);
         w.push_n(b'I', h);
     }
-    // Upstream aborts the process if a gap component reaches the origin inconsistently;
-    // that cannot happen for end-in-M alignments, so nothing to mirror here.
+    // Ending in a gap component, upstream checks that the origin was reached (and
+    // aborts otherwise); BiWFA's halves always reach it, so nothing to mirror here.
     cigar.begin_offset = w.pos + 1;
 }
 

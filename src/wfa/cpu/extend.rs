@@ -22,7 +22,9 @@ pub struct PaddedSeqs {
 }
 
 impl PaddedSeqs {
-    pub fn load(&mut self, pattern: &[u8], text: &[u8]) {
+    /// Loads the pair, reversed for BiWFA's backward aligner (the sentinels stay
+    /// where they were).
+    pub fn load(&mut self, pattern: &[u8], text: &[u8], reverse: bool) {
         let (plen, tlen) = (pattern.len(), text.len());
         // Runs can only overshoot an end while the other sequence still matches the
         // sentinel, so plen + tlen of tail padding bounds every read.
@@ -35,49 +37,114 @@ impl PaddedSeqs {
             self.pattern_origin,
             pattern,
             tail,
+            reverse,
         );
-        fill(&mut self.text, TEXT_PAD, self.text_origin, text, tail);
+        fill(
+            &mut self.text,
+            TEXT_PAD,
+            self.text_origin,
+            text,
+            tail,
+            reverse,
+        );
     }
 
     /// Number of equal bytes starting at pattern position `v`, text position `h`.
     #[inline]
     pub fn run_length(&self, v: i32, h: i32) -> i32 {
-        let pi = (self.pattern_origin as isize + v as isize) as usize;
-        let ti = (self.text_origin as isize + h as isize) as usize;
-        let blocks = self.pattern[pi..]
-            .chunks_exact(8)
-            .zip(self.text[ti..].chunks_exact(8));
-        let mut n = 0i32;
-        for (a, b) in blocks {
-            let x = load_u64(a) ^ load_u64(b);
+        self.view().run_length(v, h)
+    }
+
+    /// The buffers with their origins, for tight loops.
+    #[inline]
+    fn view(&self) -> SeqView<'_> {
+        SeqView {
+            pattern: &self.pattern,
+            text: &self.text,
+            pattern_origin: self.pattern_origin as isize,
+            text_origin: self.text_origin as isize,
+        }
+    }
+}
+
+#[derive(Clone, Copy)]
+struct SeqView<'a> {
+    pattern: &'a [u8],
+    text: &'a [u8],
+    pattern_origin: isize,
+    text_origin: isize,
+}
+
+impl SeqView<'_> {
+    /// Compares 8 bytes at a time, like upstream. Most runs end within the first
+    /// block, which is read without any branch: the padding guarantees that both
+    /// reads lie inside (the clamps only make that visible to the compiler), and
+    /// the differing sentinels ('?' vs '!') that a mismatch comes before the end.
+    #[inline(always)]
+    fn run_length(&self, v: i32, h: i32) -> i32 {
+        let pi = (self.pattern_origin + v as isize) as usize;
+        let ti = (self.text_origin + h as isize) as usize;
+        debug_assert!(pi + 8 <= self.pattern.len() && ti + 8 <= self.text.len());
+        let x = first_block(self.pattern, pi) ^ first_block(self.text, ti);
+        if x != 0 {
+            return (x.trailing_zeros() / 8) as i32;
+        }
+        self.run_length_from(pi + 8, ti + 8) + 8
+    }
+
+    /// The rest of a run longer than 8.
+    #[inline(never)]
+    fn run_length_from(&self, pi: usize, ti: usize) -> i32 {
+        let (Some(p), Some(t)) = (self.pattern.get(pi..), self.text.get(ti..)) else {
+            unreachable!("extension outside the padded sequences")
+        };
+        let len = p.len().min(t.len());
+        let (p, t) = (&p[..len], &t[..len]);
+        let mut n = 0usize;
+        while n + 8 <= len {
+            let a = u64::from_le_bytes(p[n..n + 8].try_into().expect("8 bytes"));
+            let b = u64::from_le_bytes(t[n..n + 8].try_into().expect("8 bytes"));
+            let x = a ^ b;
             if x != 0 {
-                return n + (x.trailing_zeros() / 8) as i32;
+                return (n + (x.trailing_zeros() / 8) as usize) as i32;
             }
             n += 8;
         }
-        // The sentinels differ ('?' vs '!'), so a mismatch always precedes the tails' end.
         unreachable!("extension ran past the padding")
     }
 }
 
-fn fill(buf: &mut Vec<u8>, pad: u8, origin: usize, seq: &[u8], tail: usize) {
+/// The 8 bytes at `i`, or at the last full block if `i` lay beyond it (which the
+/// padding rules out); the clamp replaces the bounds check.
+#[inline(always)]
+fn first_block(buf: &[u8], i: usize) -> u64 {
+    let last = buf.len().saturating_sub(8);
+    let i = i.min(last);
+    match buf.get(i..).and_then(|b| b.first_chunk::<8>()) {
+        Some(b) => u64::from_le_bytes(*b),
+        None => 0,
+    }
+}
+
+fn fill(buf: &mut Vec<u8>, pad: u8, origin: usize, seq: &[u8], tail: usize, reverse: bool) {
     buf.clear();
     buf.resize(origin, pad);
-    buf.extend_from_slice(seq);
+    if reverse {
+        buf.extend(seq.iter().rev());
+    } else {
+        buf.extend_from_slice(seq);
+    }
     buf.resize(origin + seq.len() + tail, pad);
 }
 
-#[inline(always)]
-fn load_u64(chunk: &[u8]) -> u64 {
-    u64::from_le_bytes(chunk.try_into().expect("8-byte chunk"))
-}
-
 /// Extends every non-NULL offset of `m` in place.
+#[inline(never)]
 pub fn extend_all(seqs: &PaddedSeqs, m: &mut Wavefront) {
     let (lo, hi, base) = (m.lo, m.hi, m.base);
     if lo > hi {
         return;
     }
+    let seqs = seqs.view();
     let cells = &mut m.offs[(lo - base) as usize..=(hi - base) as usize];
     for (k, off) in (lo..).zip(cells.iter_mut()) {
         let o = *off;
@@ -85,6 +152,61 @@ pub fn extend_all(seqs: &PaddedSeqs, m: &mut Wavefront) {
             *off = o + seqs.run_length(o - k, o);
         }
     }
+}
+
+/// Like [`extend_all`], returning the largest antidiagonal (`2 * offset - k`, at
+/// least 0) reached, which BiWFA uses to tell when the two directions may meet.
+#[inline(never)]
+pub fn extend_all_max(seqs: &PaddedSeqs, m: &mut Wavefront) -> i32 {
+    let (lo, hi, base) = (m.lo, m.hi, m.base);
+    if lo > hi {
+        return 0;
+    }
+    let mut max_ak = 0;
+    let seqs = seqs.view();
+    let cells = &mut m.offs[(lo - base) as usize..=(hi - base) as usize];
+    for (k, off) in (lo..).zip(cells.iter_mut()) {
+        let o = *off;
+        if o != OFFSET_NULL {
+            let e = o + seqs.run_length(o - k, o);
+            *off = e;
+            max_ak = max_ak.max(2 * e - k);
+        }
+    }
+    max_ak
+}
+
+/// A client's match function (`match_funct(v, h, arguments)`): non-zero when pattern
+/// position `v` matches text position `h`. It is also what stops a run at the ends.
+pub type MatchFn = dyn Fn(i32, i32) -> bool + Send + Sync;
+
+/// Extension with a custom match function (`wavefront_extend_matches_custom`): every
+/// diagonal in ascending k; with `ends_free`, stops at the first that may end the
+/// alignment and returns it.
+pub fn extend_custom(
+    f: &MatchFn,
+    m: &mut Wavefront,
+    ends_free: Option<(i32, i32, i32, i32)>,
+) -> Option<(i32, i32)> {
+    for k in m.lo..=m.hi {
+        let mut o = m.get(k);
+        if o == OFFSET_NULL {
+            continue;
+        }
+        while f(o - k, o) {
+            o += 1;
+        }
+        m.set(k, o);
+        if let Some((plen, tlen, pattern_end_free, text_end_free)) = ends_free {
+            let (h, v) = (o, o - k);
+            if (h >= tlen && plen - v <= pattern_end_free)
+                || (v >= plen && tlen - h <= text_end_free)
+            {
+                return Some((k, o));
+            }
+        }
+    }
+    None
 }
 
 /// Ends-free variant: extends in ascending k and stops at the first diagonal that may

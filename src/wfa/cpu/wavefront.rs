@@ -58,6 +58,7 @@ impl Wavefront {
 
     /// Slice of offsets for diagonals `[from, to]`, after writing NULL into every cell of
     /// that span lying outside `[lo, hi]` (upstream's `wavefront_compute_init_ends`).
+    #[inline(always)]
     pub fn padded(&mut self, from: i32, to: i32) -> &[i32] {
         self.ensure_capacity(from, to);
         let (lo, hi) = (self.lo, self.hi);
@@ -74,12 +75,19 @@ impl Wavefront {
     }
 
     /// Makes diagonals `[from, to]` addressable (new cells hold NULL).
+    #[inline]
     pub fn ensure_capacity(&mut self, from: i32, to: i32) {
         let end = self.base + self.offs.len() as i32;
         if from >= self.base && to < end {
             return;
         }
-        // Rare: re-centre the buffer with generous slack on both sides.
+        self.recentre(from, to, end);
+    }
+
+    /// Rare: re-centres the buffer with generous slack on both sides.
+    #[cold]
+    #[inline(never)]
+    fn recentre(&mut self, from: i32, to: i32, end: i32) {
         let new_base = from.min(self.base) - 64;
         let new_end = (to + 1).max(end) + 64;
         let mut v = vec![OFFSET_NULL; (new_end - new_base) as usize];
@@ -177,5 +185,49 @@ impl Components {
         } else {
             None
         }
+    }
+}
+
+/// The DP matrix an alignment (or a BiWFA half) begins or ends in.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Component {
+    M,
+    I1,
+    I2,
+    D1,
+    D2,
+}
+
+impl Components {
+    /// The wavefronts of one component, indexed by slot.
+    pub fn of(&self, c: Component) -> &[Wavefront] {
+        match c {
+            Component::M => &self.m,
+            Component::I1 => &self.i1,
+            Component::I2 => &self.i2,
+            Component::D1 => &self.d1,
+            Component::D2 => &self.d2,
+        }
+    }
+
+    pub fn of_mut(&mut self, c: Component) -> &mut Vec<Wavefront> {
+        match c {
+            Component::M => &mut self.m,
+            Component::I1 => &mut self.i1,
+            Component::I2 => &mut self.i2,
+            Component::D1 => &mut self.d1,
+            Component::D2 => &mut self.d2,
+        }
+    }
+
+    /// The wavefront of `c` at `score` if one is stored there (upstream's non-NULL
+    /// pointer; it may still be empty).
+    #[inline]
+    pub fn stored(&self, c: Component, score: i32) -> Option<&Wavefront> {
+        let s = self.slot(score)?;
+        if s >= self.used {
+            return None;
+        }
+        self.of(c).get(s).filter(|w| w.present)
     }
 }
