@@ -51,15 +51,16 @@ pub fn spawn(f: impl FnOnce() + Send + 'static) {
     }
 }
 
-/// A second, smaller pool for the host side of device batches (packing
-/// inputs, decoding results). It is separate so that a device is never
-/// starved while the main pool runs long alignments next to it, the CPU
-/// share of a batch API run.
+/// A second pool, as large as the main one, for the host side of device
+/// batches (packing inputs, decoding results). It is separate so that a
+/// device is never starved while the main pool runs long alignments next to
+/// it (the CPU share of a batch API run); when both are busy the operating
+/// system shares the cores between them.
 fn host_pool() -> Option<&'static rayon::ThreadPool> {
     HOST_POOL
         .get_or_init(|| {
             let built = rayon::ThreadPoolBuilder::new()
-                .num_threads((threads() / 4).max(2))
+                .num_threads(threads().max(2))
                 .thread_name(|i| format!("seqshim-host-{i}"))
                 .build();
             match built {
