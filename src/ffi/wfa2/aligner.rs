@@ -652,6 +652,49 @@ unsafe impl Send for ClientArguments {}
 // SAFETY: as above; we never dereference it.
 unsafe impl Sync for ClientArguments {}
 
+/// Copies an alignment's CIGAR into the client's `cigar_t` where the CPU
+/// aligner keeps it: a buffer of at least `max_operations`, high memory
+/// backtracing into its end (from `begin_offset`), the other modes (and
+/// BiWFA) filling it from the start.
+pub(super) fn write_cigar(
+    w: &mut wavefront_aligner_t,
+    max_operations: c_int,
+    begin_offset: c_int,
+    ops: &[u8],
+    score: c_int,
+) {
+    // SAFETY: the aligner's cigar is valid and ours.
+    let c = unsafe { &mut *w.cigar };
+    if max_operations > c.max_operations {
+        // SAFETY: as above.
+        unsafe { cigar::resize(c, max_operations) };
+    }
+    let begin = if w.memory_mode == MEMORY_HIGH {
+        begin_offset
+    } else {
+        0
+    };
+    let end = begin + ops.len() as c_int;
+    if end >= c.max_operations && !ops.is_empty() {
+        // SAFETY: as above.
+        unsafe { cigar::resize(c, end + 1) };
+    }
+    // SAFETY: [begin, end] lies inside the buffer after the resizes above.
+    unsafe {
+        std::ptr::copy_nonoverlapping(
+            ops.as_ptr(),
+            c.operations.add(begin as usize) as *mut u8,
+            ops.len(),
+        );
+        if end < c.max_operations {
+            *c.operations.add(end as usize) = 0;
+        }
+    }
+    c.begin_offset = begin;
+    c.end_offset = end;
+    c.score = score;
+}
+
 /// Marks a refused alignment: status -1 and an empty CIGAR.
 pub(super) fn refuse(w: &mut wavefront_aligner_t) -> c_int {
     w.align_status.status = WF_STATUS_UNFEASIBLE;
@@ -767,39 +810,15 @@ fn run(w: &mut wavefront_aligner_t, s: &mut State, resume: bool) -> c_int {
     };
     w.heuristic = heuristic_to_c(a.heuristic_mut());
     let rc = a.cigar();
+    write_cigar(
+        w,
+        rc.max_operations,
+        rc.begin_offset,
+        rc.operations(),
+        rc.score,
+    );
     // SAFETY: the aligner's cigar is valid and ours.
     let c = unsafe { &mut *w.cigar };
-    if rc.max_operations > c.max_operations {
-        // SAFETY: as above.
-        unsafe { cigar::resize(c, rc.max_operations) };
-    }
-    let ops = rc.operations();
-    // High memory backtraces into the end of the buffer; the other modes
-    // (and BiWFA) fill it from the start.
-    let begin = if w.memory_mode == MEMORY_HIGH {
-        rc.begin_offset
-    } else {
-        0
-    };
-    let end = begin + ops.len() as c_int;
-    if end >= c.max_operations && !ops.is_empty() {
-        // SAFETY: as above.
-        unsafe { cigar::resize(c, end + 1) };
-    }
-    // SAFETY: [begin, end] lies inside the buffer after the resize above.
-    unsafe {
-        std::ptr::copy_nonoverlapping(
-            ops.as_ptr(),
-            c.operations.add(begin as usize) as *mut u8,
-            ops.len(),
-        );
-        if end < c.max_operations {
-            *c.operations.add(end as usize) = 0;
-        }
-    }
-    c.begin_offset = begin;
-    c.end_offset = end;
-    c.score = rc.score;
     if !w.bialigner.is_null()
         && scope == AlignmentScope::ComputeAlignment
         && status == AlignStatus::Successful

@@ -8,8 +8,7 @@
 use std::ffi::c_int;
 use std::sync::Arc;
 
-use super::aligner::{State, heuristic_of, heuristic_to_c, mode_of, refuse, scope_of};
-use super::cigar;
+use super::aligner::{State, heuristic_of, heuristic_to_c, mode_of, refuse, scope_of, write_cigar};
 use super::types::*;
 use crate::wfa::job::{self, PairResult, PairSet, WfaJob};
 use crate::wfa::{AlignStatus, AlignerAttributes, AlignmentForm, AlignmentSpan, Heuristic};
@@ -125,40 +124,12 @@ fn install(
     let rc = s.aligner.cigar();
     let (rc_max, rc_score) = (rc.max_operations, rc.score);
     let (rc_begin, _) = result.cigar_offsets(attributes, rc_max);
-    // SAFETY: the aligner's cigar is valid and ours.
-    let c = unsafe { &mut *w.cigar };
-    if rc_max > c.max_operations {
-        // SAFETY: as above.
-        unsafe { cigar::resize(c, rc_max) };
-    }
-    let ops = &result.operations;
-    let begin = if w.memory_mode == MEMORY_HIGH {
-        rc_begin
-    } else {
-        0
-    };
-    let end = begin + ops.len() as c_int;
-    if end >= c.max_operations && !ops.is_empty() {
-        // SAFETY: as above.
-        unsafe { cigar::resize(c, end + 1) };
-    }
-    // SAFETY: [begin, end] lies inside the buffer after the resizes above.
-    unsafe {
-        std::ptr::copy_nonoverlapping(
-            ops.as_ptr(),
-            c.operations.add(begin as usize) as *mut u8,
-            ops.len(),
-        );
-        if end < c.max_operations {
-            *c.operations.add(end as usize) = 0;
-        }
-    }
-    c.begin_offset = begin;
-    c.end_offset = end;
-    c.score = rc_score;
+    write_cigar(w, rc_max, rc_begin, &result.operations, rc_score);
     w.align_status.status = status.code();
     w.align_status.num_null_steps = 0;
-    w.align_status.memory_used = (c.max_operations.max(0) as usize + plen + tlen) as u64;
+    // SAFETY: the aligner's cigar is valid and ours.
+    let max_operations = unsafe { (*w.cigar).max_operations };
+    w.align_status.memory_used = (max_operations.max(0) as usize + plen + tlen) as u64;
     if status == AlignStatus::MaxScoreReached {
         w.align_status.score = w.system.max_alignment_score;
     }
