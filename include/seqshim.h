@@ -66,6 +66,11 @@
 #define SEQSHIM_POA_CONS_HEAVIEST_BUNDLE 1
 
 /*
+ Largest magnitude of a score in `seqshim_poa_params_t`.
+ */
+#define SEQSHIM_POA_MAX_SCORE 10000
+
+/*
  Most reads one window may hold.
  */
 #define SEQSHIM_POA_MAX_READS (1 << 20)
@@ -191,7 +196,8 @@ typedef int32_t seqshim_poa_status_t;
  */
 typedef struct seqshim_poa_params_t {
   /*
-   Score of an A/C/G/T match (CONSENT: 5).
+   Score of an A/C/G/T match (CONSENT: 5). Every score is within
+   ±`SEQSHIM_POA_MAX_SCORE`.
    */
   int32_t match_score;
   /*
@@ -329,7 +335,8 @@ typedef struct seqshim_wfa_options_t {
 #define SEQSHIM_POA_OK 0
 
 /*
- A null pointer, an unknown window id, or an option out of range.
+ A null pointer, an unknown window id, or an option out of range (a score
+ beyond ±`SEQSHIM_POA_MAX_SCORE` included).
  */
 #define SEQSHIM_POA_E_ARG 1
 

@@ -250,6 +250,17 @@ int main(int argc, char **argv) {
     bad.max_seqs_per_window = 0;
     CHECK("max_seqs 0 refused", seqshim_poa_batch_create(&bad, 0) == NULL);
     bad = params;
+    bad.match_score = SEQSHIM_POA_MAX_SCORE + 1;
+    CHECK("huge match refused", seqshim_poa_batch_create(&bad, 0) == NULL);
+    bad = params;
+    bad.gap_open = -1000000;
+    CHECK("huge gap refused", seqshim_poa_batch_create(&bad, 0) == NULL);
+    bad = params;
+    bad.mismatch = -(int32_t)SEQSHIM_POA_MAX_SCORE;
+    b = seqshim_poa_batch_create(&bad, 0);
+    CHECK("score at the bound accepted", b != NULL);
+    seqshim_poa_batch_destroy(b);
+    bad = params;
     bad.want_msa = 0;
     b = seqshim_poa_batch_create(&bad, 0);
     const char *one[1] = {"ACGT"};

@@ -16,7 +16,8 @@ use crate::poa::{BatchConfig, ConsensusRule, WindowJob, WindowResult, WindowStat
 pub type seqshim_poa_status_t = i32;
 /// Success; the window has results.
 pub const SEQSHIM_POA_OK: seqshim_poa_status_t = 0;
-/// A null pointer, an unknown window id, or an option out of range.
+/// A null pointer, an unknown window id, or an option out of range (a score
+/// beyond ±`SEQSHIM_POA_MAX_SCORE` included).
 pub const SEQSHIM_POA_E_ARG: seqshim_poa_status_t = 1;
 /// A window with more than `SEQSHIM_POA_MAX_READS` reads.
 pub const SEQSHIM_POA_E_TOO_MANY_SEQS: seqshim_poa_status_t = 2;
@@ -44,6 +45,8 @@ pub const SEQSHIM_POA_ALIGN_SEMIGLOBAL: i32 = 2;
 pub const SEQSHIM_POA_CONS_COLUMN_MAJORITY: i32 = 0;
 /// `consensus_mode`: POA v2's first heaviest bundle (`CONSENS0` of `-hb`).
 pub const SEQSHIM_POA_CONS_HEAVIEST_BUNDLE: i32 = 1;
+/// Largest magnitude of a score in `seqshim_poa_params_t`.
+pub const SEQSHIM_POA_MAX_SCORE: u32 = 10_000;
 /// Most reads one window may hold.
 pub const SEQSHIM_POA_MAX_READS: u32 = 1 << 20;
 /// Longest read a window may hold.
@@ -53,7 +56,8 @@ pub const SEQSHIM_POA_MAX_READ_LEN: u32 = 1 << 20;
 #[repr(C)]
 #[derive(Debug, Clone, Copy)]
 pub struct seqshim_poa_params_t {
-    /// Score of an A/C/G/T match (CONSENT: 5).
+    /// Score of an A/C/G/T match (CONSENT: 5). Every score is within
+    /// ±`SEQSHIM_POA_MAX_SCORE`.
     pub match_score: i32,
     /// Score of every other pair, N included (CONSENT: −10).
     pub mismatch: i32,
@@ -103,6 +107,16 @@ fn config_from(p: &seqshim_poa_params_t) -> Option<BatchConfig> {
         _ => return None,
     };
     if p.max_seqs_per_window < 1 || !(1..=4096).contains(&p.gap_trunc_len) || p.device < -1 {
+        return None;
+    }
+    // The aligner's sums are `i32` with a −999,999 floor (POA v2's
+    // MINUS_INFINITY): scores beyond this bound would overflow or sink
+    // below it and give a wrong consensus with status OK.
+    let scores = [p.match_score, p.mismatch, p.gap_open, p.gap_extend];
+    if scores
+        .iter()
+        .any(|v| v.unsigned_abs() > SEQSHIM_POA_MAX_SCORE)
+    {
         return None;
     }
     let matrix = BatchConfig::dna_matrix(
@@ -264,16 +278,19 @@ pub unsafe extern "C" fn seqshim_poa_batch_run(
         let pending: Vec<usize> = (0..batch.windows.len())
             .filter(|&i| batch.windows[i].result.is_none())
             .collect();
+        // The reads stay until their results are stored, so a run that
+        // fails (a panic caught at the boundary) can be run again.
         let jobs = pending
             .iter()
             .map(|&i| WindowJob {
-                reads: std::mem::take(&mut batch.windows[i].reads),
+                reads: batch.windows[i].reads.clone(),
                 config: batch.config.clone(),
             })
             .collect();
         let results = crate::poa::run_windows(jobs);
         for (&i, r) in pending.iter().zip(results) {
             let w = &mut batch.windows[i];
+            w.reads = Vec::new();
             w.consensus_c = r.consensus.clone();
             w.consensus_c.push(0);
             w.result = Some(r);

@@ -303,11 +303,12 @@ impl ScoreMatrix {
     }
 
     /// Index of a byte in the symbol list; unknown bytes map to the last symbol
-    /// (upstream's `index_symbols`).
+    /// (upstream's `index_symbols`, which scans from the end, so a symbol
+    /// listed twice maps to its last place).
     pub fn index_of(&self, c: u8) -> u8 {
         self.symbols
             .iter()
-            .position(|&s| s == c)
+            .rposition(|&s| s == c)
             .unwrap_or(self.symbols.len() - 1) as u8
     }
 }

@@ -272,19 +272,28 @@ impl WindowJob {
             ncols: 0,
         };
         let trivial = !refs.is_empty() && !refs[0].is_empty() && refs.iter().all(|r| *r == refs[0]);
-        if trivial && c.consensus == ConsensusRule::ColumnMajority && !c.want_msa {
-            // BMEAN returns such a window's read without POA; aligning it
-            // first would only cost time (and could hit the graph bound).
-            return WindowResult {
-                status: WindowStatus::Ok,
-                consensus: refs[0].to_vec(),
-                msa: Vec::new(),
-                nrows: 0,
-                ncols: 0,
-            };
+        // BMEAN returns a window of identical reads unchanged.
+        let unchanged = trivial && c.consensus == ConsensusRule::ColumnMajority;
+        let as_is = || WindowResult {
+            status: WindowStatus::Ok,
+            consensus: refs[0].to_vec(),
+            msa: Vec::new(),
+            nrows: 0,
+            ncols: 0,
+        };
+        if unchanged && !c.want_msa {
+            // Aligning first would only cost time (and could hit the graph
+            // bound).
+            return as_is();
         }
         let Some(w) = align_window(&refs, &c.matrix, &opt) else {
-            return none(WindowStatus::Empty);
+            // Reads POA sees as empty (whitespace only) can still be
+            // identical bytes, which BMEAN returns whatever `want_msa` says.
+            return if unchanged {
+                as_is()
+            } else {
+                none(WindowStatus::Empty)
+            };
         };
         if w.truncated {
             return none(WindowStatus::GraphTooLarge);
@@ -387,6 +396,28 @@ pub fn run_windows(jobs: Vec<WindowJob>) -> Vec<WindowResult> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A window of identical reads that POA sees as empty (whitespace) is
+    /// returned unchanged with or without MSAs, as BMEAN returns it.
+    #[test]
+    fn identical_whitespace_reads_do_not_depend_on_want_msa() {
+        for want_msa in [false, true] {
+            let config = BatchConfig {
+                matrix: BatchConfig::dna_matrix(5, -10, -5, -5, 16).unwrap(),
+                global: true,
+                consensus: ConsensusRule::ColumnMajority,
+                max_seqs: 150,
+                want_msa,
+            };
+            let job = WindowJob {
+                reads: vec![b" \n".to_vec(), b" \n".to_vec()],
+                config: std::sync::Arc::new(config),
+            };
+            let r = job.compute();
+            assert_eq!(r.status, WindowStatus::Ok, "want_msa {want_msa}");
+            assert_eq!(r.consensus, b" \n");
+        }
+    }
 
     /// Golden output of BOA 09c1be1 (CONSENT call sequence, BOA's DNA matrix).
     #[test]
