@@ -525,6 +525,7 @@ fn bad_input_is_refused_without_corruption() {
         stdout,
         "align(NULL aligner): -1\n\
          resume(NULL aligner): -1\n\
+         setters, reap, print on a NULL aligner: size 0\n\
          good pair: rc=0 status=0 score=-4\n\
          negative length: rc=-1 status=-1 ops=0\n\
          lengths past the CIGAR capacity: rc=-1 status=-1 ops=0\n\

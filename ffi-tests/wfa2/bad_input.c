@@ -14,6 +14,15 @@ int main(void) {
 
     printf("align(NULL aligner): %d\n", wavefront_align(NULL, "ACGT", 4, "ACGT", 4));
     printf("resume(NULL aligner): %d\n", wavefront_align_resume(NULL));
+    wavefront_aligner_set_heuristic_none(NULL);
+    wavefront_aligner_set_max_alignment_score(NULL, 10);
+    wavefront_aligner_reap(NULL);
+    wavefront_aligner_print_type(stdout, NULL);
+    wavefront_aligner_print_scope(stdout, NULL);
+    wavefront_aligner_print_mode(stdout, NULL);
+    wavefront_plot_print(stdout, NULL);
+    printf("setters, reap, print on a NULL aligner: size %llu\n",
+           (unsigned long long)wavefront_aligner_get_size(NULL));
 
     wavefront_aligner_t *wf = wavefront_aligner_new(NULL);
     int rc = wavefront_align(wf, "ACGTACGT", 8, "ACGAACGT", 8);

@@ -47,6 +47,10 @@ pub enum Penalties {
     GapAffine2p(Affine2pPenalties),
 }
 
+/// Largest penalty magnitude accepted: with it every rescaled penalty and
+/// the score scope still fit an `i32`.
+pub const MAX_PENALTY: u32 = 1 << 24;
+
 /// Internal penalties (`wavefront_penalties_t`). With a negative match score upstream
 /// rescales everything (Eizenga's transform) so that wavefront scores stay non-negative.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -80,6 +84,27 @@ impl WfPenalties {
                 Ok(())
             }
         };
+        // 2.3.3 rescales with `2*x - 2*m` and sums penalties into its score
+        // scope in `int`, which overflows (undefined behaviour there) for
+        // huge values; refuse them instead.
+        let values: &[i32] = match p {
+            Penalties::Indel | Penalties::Edit => &[],
+            Penalties::GapLinear(l) => &[l.match_score, l.mismatch, l.indel],
+            Penalties::GapAffine(a) => &[a.match_score, a.mismatch, a.gap_opening, a.gap_extension],
+            Penalties::GapAffine2p(a) => &[
+                a.match_score,
+                a.mismatch,
+                a.gap_opening1,
+                a.gap_extension1,
+                a.gap_opening2,
+                a.gap_extension2,
+            ],
+        };
+        if let Some(v) = values.iter().find(|v| v.unsigned_abs() > MAX_PENALTY) {
+            return Err(WfaError::InvalidPenalties(format!(
+                "Penalty {v} is too large (at most {MAX_PENALTY} in magnitude)"
+            )));
+        }
         Ok(match *p {
             Penalties::Indel => WfPenalties {
                 gap_opening1: 1,
@@ -228,5 +253,34 @@ impl WfPenalties {
                     + 1
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn huge_penalties_are_refused_instead_of_overflowing() {
+        let affine = |x: i32, m: i32| {
+            Penalties::GapAffine(AffinePenalties {
+                match_score: m,
+                mismatch: x,
+                gap_opening: 6,
+                gap_extension: 2,
+            })
+        };
+        assert!(WfPenalties::from_client(&affine(4, 0)).is_ok());
+        assert!(
+            WfPenalties::from_client(&affine(MAX_PENALTY as i32, -(MAX_PENALTY as i32))).is_ok()
+        );
+        assert!(matches!(
+            WfPenalties::from_client(&affine(i32::MAX, -5)),
+            Err(WfaError::InvalidPenalties(_))
+        ));
+        assert!(matches!(
+            WfPenalties::from_client(&affine(4, i32::MIN)),
+            Err(WfaError::InvalidPenalties(_))
+        ));
     }
 }

@@ -279,7 +279,10 @@ unsafe fn state<'a>(wf: *mut wavefront_aligner_t) -> &'a mut State {
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn wavefront_aligner_reap(wf_aligner: *mut wavefront_aligner_t) {
     ffi_guard!((), {
-        // SAFETY: valid aligner per the contract.
+        if wf_aligner.is_null() {
+            return;
+        }
+        // SAFETY: a valid aligner per the contract (not null, checked).
         let (w, s) = unsafe { (&mut *wf_aligner, state(wf_aligner)) };
         s.pattern = Vec::new();
         s.text = Vec::new();
@@ -321,8 +324,10 @@ macro_rules! setter {
         #[unsafe(no_mangle)]
         pub unsafe extern "C" fn $name(wf_aligner: *mut wavefront_aligner_t $(, $arg: $ty)*) {
             ffi_guard!((), {
-                // SAFETY: valid aligner per the contract.
-                let $w = unsafe { &mut *wf_aligner };
+                // SAFETY: null or a valid aligner per the contract.
+                let Some($w) = (unsafe { wf_aligner.as_mut() }) else {
+                    return;
+                };
                 $body
             })
         }
@@ -446,7 +451,9 @@ setter!(
 );
 
 setter!(
-    /// Recorded as upstream; the memory thresholds do not trigger here.
+    /// `max_memory_abort` stops an alignment with status -3, probed every
+    /// `probe_interval_global` scores as in 2.3.3 (against seqshim's own
+    /// buffer sizes); `max_memory_resident` is recorded only.
     wavefront_aligner_set_max_memory(max_memory_resident: u64, max_memory_abort: u64) |w| {
         w.system.max_memory_resident = max_memory_resident;
         w.system.max_memory_abort = max_memory_abort;
@@ -475,7 +482,10 @@ setter!(
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn wavefront_aligner_get_size(wf_aligner: *mut wavefront_aligner_t) -> u64 {
     ffi_guard!(0, {
-        // SAFETY: valid aligner per the contract.
+        if wf_aligner.is_null() {
+            return 0;
+        }
+        // SAFETY: a valid aligner per the contract (not null, checked).
         let (w, s) = unsafe { (&*wf_aligner, state(wf_aligner)) };
         // SAFETY: the aligner's cigar is valid.
         let cigar = unsafe { (*w.cigar).max_operations.max(0) } as u64;
@@ -493,8 +503,10 @@ pub unsafe extern "C" fn wavefront_aligner_print_type(
     wf_aligner: *mut wavefront_aligner_t,
 ) {
     ffi_guard!((), {
-        // SAFETY: valid aligner per the contract.
-        let w = unsafe { &*wf_aligner };
+        // SAFETY: null or a valid aligner per the contract.
+        let Some(w) = (unsafe { wf_aligner.as_ref() }) else {
+            return;
+        };
         let text: Vec<u8> = if w.align_mode_tag.is_null() {
             match w.align_mode {
                 1 => b"BiWFA".to_vec(),
@@ -523,8 +535,10 @@ pub unsafe extern "C" fn wavefront_aligner_print_scope(
     wf_aligner: *mut wavefront_aligner_t,
 ) {
     ffi_guard!((), {
-        // SAFETY: valid aligner per the contract.
-        let w = unsafe { &*wf_aligner };
+        // SAFETY: null or a valid aligner per the contract.
+        let Some(w) = (unsafe { wf_aligner.as_ref() }) else {
+            return;
+        };
         let scope = if w.alignment_scope == COMPUTE_SCORE {
             "score"
         } else {
@@ -569,8 +583,10 @@ pub unsafe extern "C" fn wavefront_aligner_print_mode(
     wf_aligner: *mut wavefront_aligner_t,
 ) {
     ffi_guard!((), {
-        // SAFETY: valid aligner per the contract.
-        Stream(stream).write(mode_text(unsafe { &*wf_aligner }).as_bytes());
+        // SAFETY: null or a valid aligner per the contract.
+        if let Some(w) = unsafe { wf_aligner.as_ref() } {
+            Stream(stream).write(mode_text(w).as_bytes());
+        }
     })
 }
 
@@ -585,7 +601,10 @@ pub unsafe extern "C" fn wavefront_plot_print(
     wf_aligner: *mut wavefront_aligner_t,
 ) {
     ffi_guard!((), {
-        // SAFETY: valid aligner per the contract.
+        if wf_aligner.is_null() {
+            return;
+        }
+        // SAFETY: a valid aligner per the contract (not null, checked).
         let (w, s) = unsafe { (&*wf_aligner, state(wf_aligner)) };
         let mut out = Vec::new();
         if w.match_funct.is_some() {
@@ -773,7 +792,7 @@ fn run(w: &mut wavefront_aligner_t, s: &mut State, resume: bool) -> c_int {
     a.set_max_alignment_score(w.system.max_alignment_score);
     a.set_match_function(match_function(w));
     a.set_max_memory(w.system.max_memory_abort, w.system.probe_interval_global);
-    let mut result = if resume && !rebuilt {
+    let result = if resume && !rebuilt {
         a.resume()
     } else {
         a.set_alignment_free_ends(
@@ -788,15 +807,6 @@ fn run(w: &mut wavefront_aligner_t, s: &mut State, resume: bool) -> c_int {
         *a.heuristic_mut() = heuristic_of(&w.heuristic);
         a.align(&s.pattern, &s.text)
     };
-    if let Err(WfaError::Unsupported(what)) = result {
-        // Stale begin-free lengths under an end-to-end span make 2.3.3 read
-        // wavefront cells it never initialised; we align end to end instead.
-        crate::log_debug!("wavefront_align: {what}; aligning end to end");
-        a.set_alignment_free_ends(0, f.pattern_end_free, 0, f.text_end_free);
-        a.set_alignment_end_to_end();
-        *a.heuristic_mut() = heuristic_of(&w.heuristic);
-        result = a.align(&s.pattern, &s.text);
-    }
     let status = match result {
         Ok(status) => status,
         Err(WfaError::WavefrontsExhausted) => {

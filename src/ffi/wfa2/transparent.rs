@@ -15,12 +15,13 @@ use crate::wfa::{AlignStatus, AlignerAttributes, AlignmentForm, AlignmentSpan, H
 
 /// The attributes an aligner with these fields aligns `s.pattern`/`s.text`
 /// with, when they can be described by [`AlignerAttributes`] alone: no
-/// BiWFA, no score limit, no custom match function, no stale begin-free
+/// BiWFA, no score or memory limit, no custom match function, no stale begin-free
 /// lengths, and a heuristic a fresh aligner would rebuild identically.
 fn plain_attributes(w: &wavefront_aligner_t, s: &State) -> Option<AlignerAttributes> {
     if !w.bialigner.is_null()
         || w.memory_mode == MEMORY_ULTRALOW
         || w.system.max_alignment_score != i32::MAX
+        || w.system.max_memory_abort != u64::MAX
         || w.match_funct.is_some()
     {
         return None;
@@ -279,6 +280,39 @@ pub(super) mod tests {
             unsafe { wavefront_aligner_delete(wf) };
         }
         out
+    }
+
+    /// A memory limit lives in the client's aligner only: such calls stay
+    /// on it, so the limit stops them as on the plain path (status -3).
+    #[test]
+    fn a_memory_limit_keeps_the_call_on_the_cpu_path() {
+        use super::super::aligner::wavefront_aligner_set_max_memory;
+        let _turn = emulated::take_turn();
+        let (p, t) = (vec![b'A'; 1400], vec![b'C'; 1400]);
+        let run = |bypass: bool| {
+            std::thread::scope(|sc| {
+                sc.spawn(|| {
+                    BYPASS.with(|b| b.set(bypass));
+                    let mut attr = ATTR_DEFAULT;
+                    attr.heuristic.strategy = 0;
+                    // SAFETY: a fresh aligner and two live sequences.
+                    unsafe {
+                        let wf = wavefront_aligner_new(&mut attr);
+                        wavefront_aligner_set_max_memory(wf, u64::MAX, 1);
+                        let rc =
+                            wavefront_align(wf, p.as_ptr().cast(), 1400, t.as_ptr().cast(), 1400);
+                        let status = (*wf).align_status.status;
+                        wavefront_aligner_delete(wf);
+                        (rc, status)
+                    }
+                })
+                .join()
+                .unwrap()
+            })
+        };
+        let plain = run(true);
+        assert_eq!(plain, (-3, -3));
+        assert_eq!(run(false), plain);
     }
 
     #[test]
