@@ -239,6 +239,26 @@ fn gpu_vs_cpu_pool_benchmark() {
         })
     });
     assert_eq!(gpu_pairs, cpu_pairs);
+    // Untimed, read by read: a batch this size spans several launches on
+    // both lanes, so this also checks that lanes are reused without mixing
+    // up reads.
+    let launches_before = runner.launches();
+    let gpu_out = runner.run_batch(&jobs).expect("GPU batch");
+    let launches = runner.launches() - launches_before;
+    let cpu_out: Vec<Vec<AlignedPair>> = cpu::install(|| {
+        use rayon::prelude::*;
+        jobs.par_iter().map(|j| j.run_cpu()).collect()
+    });
+    let differ = gpu_out
+        .iter()
+        .zip(&cpu_out)
+        .filter(|(g, c)| g.as_deref() != Some(c.as_slice()))
+        .count();
+    eprintln!(
+        "abea benchmark: {launches} launches, {differ} of {} reads differ from the CPU",
+        jobs.len()
+    );
+    assert_eq!(differ, 0);
     let gpu_rate = cells as f64 / gpu_s;
     let cpu_rate = cells as f64 / cpu_s;
     let name = device::gpus()

@@ -285,6 +285,12 @@ static void argument_checks(const cases_t* c, const record_t* r) {
     bad = opt;
     bad.flags = 2u;
     printf("batch unknown flag: %d\n", seqshim_abea_align_batch(&bad, 1, seqs, lens, &r->et, &r->scaling, outs, counts));
+    bad = opt;
+    bad.avg_epk = 1.0e12f;
+    printf("batch avg_epk=1e12: %d\n", seqshim_abea_align_batch(&bad, 1, seqs, lens, &r->et, &r->scaling, outs, counts));
+    AlignedPair* odd_out[1] = {(AlignedPair*)((char*)out + 1)};
+    printf("batch misaligned out_pairs[0]: %d\n",
+           seqshim_abea_align_batch(&opt, 1, seqs, lens, &r->et, &r->scaling, odd_out, counts));
     printf("batch counts untouched: %s\n", counts[0] == -7 ? "yes" : "NO");
     int status = seqshim_abea_align_batch(&opt, 1, seqs, lens, &r->et, &r->scaling, outs, counts);
     printf("batch synthetic: %d, same count as align: %s\n", status, counts[0] == n ? "yes" : "NO");

@@ -117,7 +117,7 @@ typedef struct {
     uint32_t kmer_size;    /* 1..9 */
     float max_lf;    /* 3.0: GPU only if read_len < max_lf * mean read length of the batch */
     float max_epk;   /* 5.0: GPU only if n_events / read_len < max_epk */
-    float avg_epk;   /* 2.0: expected events per base; sizes the GPU lanes (> 0) */
+    float avg_epk;   /* 2.0: expected events per base; sizes the GPU lanes; (0, 1000] */
     float skip_epk;  /* 15.0: n_events / read_len >= skip_epk -> not aligned, 0 pairs */
     float mem_frac;  /* 0.9: share of free GPU memory to reserve, in (0, 1] */
     int32_t n_cpu_threads; /* accepted for f5c compatibility; the CPU pool size is SEQSHIM_THREADS */
@@ -147,8 +147,9 @@ void seqshim_abea_batch_opt_init(seqshim_abea_batch_opt_t* opt);
  * with no output written: SEQSHIM_ERR_NULL_POINTER for a null `opt`,
  * `opt->models`, array, sequence, out_pairs[i], or events[i].event with
  * events[i].n > 0; SEQSHIM_ERR_INVALID_ARGUMENT for n_reads < 0, a negative
- * sequence length, kmer_size outside 1..9, a threshold or avg_epk that is
- * not a positive number, mem_frac outside (0, 1] or an unknown flag; SEQSHIM_ERR_GPU when SEQSHIM_STRICT=1 and the GPU could
+ * sequence length, kmer_size outside 1..9, a threshold that is not a
+ * positive number, avg_epk outside (0, 1000], mem_frac outside (0, 1], an
+ * unknown flag, or a misaligned out_pairs[i] or out_n_pairs; SEQSHIM_ERR_GPU when SEQSHIM_STRICT=1 and the GPU could
  * not align a read routed to it. SEQSHIM_* codes are in seqshim.h. */
 int seqshim_abea_align_batch(const seqshim_abea_batch_opt_t* opt, int32_t n_reads,
                              char* const* sequences, const int32_t* sequence_lens,

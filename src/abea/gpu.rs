@@ -48,6 +48,10 @@ const MIN_LANE: usize = 32 << 20;
 /// Room kept in each lane for the alignment padding of a launch image.
 const LANE_SLACK: usize = 4096;
 
+/// Largest `avg_epk` that means anything: reads with 15 or more events per
+/// base are not aligned at all (f5c's skip rule); the batch API refuses more.
+pub const MAX_AVG_EPK: f64 = 1000.0;
+
 /// f5c's two knobs for its one-time device allocation.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Sizing {
@@ -74,7 +78,7 @@ impl Sizing {
         // Bytes per read base at `avg_epk` events per base (one k-mer per
         // base): the totals of `Placed`, scaled down from a 1 Mbase read.
         const BASES: usize = 1 << 20;
-        let n_events = (self.avg_epk * BASES as f64) as usize;
+        let n_events = (self.avg_epk.clamp(0.0, MAX_AVG_EPK) * BASES as f64) as usize;
         let shape_bands = n_events + BASES + 2;
         let io = DESC_BYTES
             + Placed::input_bytes(n_events, BASES)
@@ -108,11 +112,12 @@ pub fn set_sizing(sizing: Sizing) -> Sizing {
     chosen
 }
 
-/// Half the largest lane a runner actually reserved, device and host side
-/// (0 before any did), so that routing sends a device only reads it can hold
-/// next to others.
-static READ_LIMIT: AtomicUsize = AtomicUsize::new(0);
-static READ_IO_LIMIT: AtomicUsize = AtomicUsize::new(0);
+/// Half the smallest lane a runner actually reserved, device and host side,
+/// so that routing sends the devices only reads every one of them can hold
+/// next to others (GPUs with less free memory get smaller lanes). Without
+/// runners no read is routed to a device anyway.
+static READ_LIMIT: AtomicUsize = AtomicUsize::new(usize::MAX);
+static READ_IO_LIMIT: AtomicUsize = AtomicUsize::new(usize::MAX);
 
 /// Whether a read is one the GPU path takes at all: inputs the CPU path
 /// accepts, and small enough for the lanes the runners really reserved.
@@ -221,8 +226,8 @@ impl AbeaRunner {
         }
         let lane_device = lanes[0].capacity().min(lanes[1].capacity());
         let lane_host = lanes[0].host_capacity().min(lanes[1].host_capacity());
-        READ_LIMIT.fetch_max(lane_device / 2, Ordering::Relaxed);
-        READ_IO_LIMIT.fetch_max(lane_host / 2, Ordering::Relaxed);
+        READ_LIMIT.fetch_min(lane_device / 2, Ordering::Relaxed);
+        READ_IO_LIMIT.fetch_min(lane_host / 2, Ordering::Relaxed);
         crate::log_info!(
             "ABEA: GPU {} reserved 2 lanes of {} MiB ({} MiB pinned each; mem_frac {}, avg_epk {})",
             gpu.info().ordinal,

@@ -10,7 +10,7 @@
 pub mod cpu;
 pub mod emission;
 mod gpu;
-pub use gpu::{Sizing, set_sizing};
+pub use gpu::{MAX_AVG_EPK, Sizing, set_sizing};
 pub mod kmer;
 
 use std::cell::RefCell;
@@ -18,7 +18,7 @@ use std::sync::{Arc, Mutex};
 
 use once_cell::sync::Lazy;
 
-use crate::engine::scheduler::{self, BatchRunner, ScheduleError, Scheduler};
+use crate::engine::scheduler::{self, BatchRunner, Job, ScheduleError, Scheduler};
 
 pub use cpu::Aligner;
 pub use gpu::{AbeaRunner, SOURCE as KERNEL};
@@ -358,9 +358,7 @@ pub fn align_batch(
     reads: Vec<BatchRead>,
     options: &BatchOptions,
 ) -> Vec<Result<Vec<AlignedPair>, ScheduleError>> {
-    if !options.force_cpu {
-        gpu::set_sizing(options.sizing);
-    }
+    gpu::set_sizing(options.sizing);
     let sum_bases: u64 = reads.iter().map(|r| r.sequence.len() as u64).sum();
     let mean_len = sum_bases as f32 / reads.len().max(1) as f32;
     let mut results: Vec<Option<Result<Vec<AlignedPair>, ScheduleError>>> =
@@ -387,7 +385,17 @@ pub fn align_batch(
         jobs.push(job);
         slots.push(index);
     }
-    for (index, result) in slots.into_iter().zip(scheduler().run_all(jobs)) {
+    // A CPU-only batch leaves the GPUs alone: asking the scheduler would
+    // start its runners (kernels, device memory) for nothing.
+    let outputs = if options.force_cpu {
+        crate::engine::cpu::install(|| {
+            use rayon::prelude::*;
+            jobs.par_iter().map(|job| Ok(Job::run_cpu(job))).collect()
+        })
+    } else {
+        scheduler().run_all(jobs)
+    };
+    for (index, result) in slots.into_iter().zip(outputs) {
         results[index] = Some(result);
     }
     results

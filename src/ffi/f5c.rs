@@ -337,6 +337,7 @@ pub unsafe extern "C" fn seqshim_abea_align_batch(
         }
         let thresholds = [opt.max_lf, opt.max_epk, opt.skip_epk, opt.avg_epk];
         if thresholds.iter().any(|t| !(t.is_finite() && *t > 0.0))
+            || f64::from(opt.avg_epk) > abea::MAX_AVG_EPK
             || !(opt.mem_frac > 0.0 && opt.mem_frac <= 1.0)
             || opt.flags & !SEQSHIM_ABEA_FORCE_CPU != 0
         {
@@ -356,6 +357,9 @@ pub unsafe extern "C" fn seqshim_abea_align_batch(
         }) else {
             return SEQSHIM_ERR_INVALID_ARGUMENT;
         };
+        if !out_n_pairs.is_aligned() {
+            return SEQSHIM_ERR_INVALID_ARGUMENT;
+        }
         // Validate every read before touching any output: all or nothing.
         let mut reads = Vec::with_capacity(n);
         for i in 0..n {
@@ -367,6 +371,9 @@ pub unsafe extern "C" fn seqshim_abea_align_batch(
             }
             if outs[i].is_null() {
                 return SEQSHIM_ERR_NULL_POINTER;
+            }
+            if !outs[i].is_aligned() {
+                return SEQSHIM_ERR_INVALID_ARGUMENT;
             }
             // SAFETY: per the contract for read i.
             let (Some(seq), Some(evs)) = (unsafe {
