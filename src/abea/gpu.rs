@@ -894,15 +894,6 @@ mod tests {
     fn emulated_kernel_equals_the_cpu_path() {
         use crate::engine::scheduler::Job;
         let jobs = jobs();
-        let chunk: Vec<(usize, Shape)> = jobs
-            .iter()
-            .enumerate()
-            .filter_map(|(i, j)| {
-                Shape::new(j.sequence.len(), j.means.len(), j.models.len(), j.kmer_size)
-                    .map(|s| (i, s))
-            })
-            .collect();
-        let _ = chunk;
         let results = emulate(&jobs);
         let (mut compared, mut aligned) = (0, 0);
         for (i, job) in jobs.iter().enumerate() {
