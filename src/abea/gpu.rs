@@ -50,7 +50,7 @@ const LANE_SLACK: usize = 4096;
 
 /// Largest `avg_epk` that means anything: reads with 15 or more events per
 /// base are not aligned at all (f5c's skip rule); the batch API refuses more.
-pub const MAX_AVG_EPK: f64 = 1000.0;
+pub(crate) const MAX_AVG_EPK: f64 = 1000.0;
 
 /// f5c's two knobs for its one-time device allocation.
 #[derive(Clone, Copy, Debug, PartialEq)]

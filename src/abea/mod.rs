@@ -10,7 +10,8 @@
 pub mod cpu;
 pub mod emission;
 mod gpu;
-pub use gpu::{MAX_AVG_EPK, Sizing, set_sizing};
+pub(crate) use gpu::MAX_AVG_EPK;
+pub use gpu::{Sizing, set_sizing};
 pub mod kmer;
 
 use std::cell::RefCell;
