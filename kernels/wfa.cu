@@ -98,12 +98,6 @@ struct WfaRing {
     __device__ __forceinline__ int at(int c, int s, int k) const {
         return (slot(s) * 3 + c) * width + k + shift;
     }
-    __device__ __forceinline__ int get(int c, int s, int k) const {
-        if (s < 0) return WFA_NULL;
-        const int m = slot(s) * 3 + c;
-        if (!sh->present[m] || k < sh->lo[m] || k > sh->hi[m]) return WFA_NULL;
-        return cells[at(c, s, k)];
-    }
     __device__ __forceinline__ bool live(int c, int s) const {
         if (s < 0) return false;
         const int m = slot(s) * 3 + c;
@@ -117,6 +111,58 @@ __device__ __forceinline__ int wfa_dist(int o, int k, int plen, int tlen) {
 
 __device__ __forceinline__ int wfa_best(int k, int o, int plen, int tlen) {
     return abs((plen - (o - k)) - (tlen - o));
+}
+
+#define WFA_FULL_MASK 0xffffffffu
+
+__device__ __forceinline__ int wfa_warp_min(int v) {
+    for (int o = 16; o > 0; o >>= 1) v = min(v, __shfl_xor_sync(WFA_FULL_MASK, v, o));
+    return v;
+}
+
+__device__ __forceinline__ int wfa_warp_max(int v) {
+    for (int o = 16; o > 0; o >>= 1) v = max(v, __shfl_xor_sync(WFA_FULL_MASK, v, o));
+    return v;
+}
+
+// Folds every thread's `v` into `*target`: one shared atomic per warp
+// instead of one per thread (atomics on one address serialise). Every
+// thread of the block must call it.
+__device__ __forceinline__ void wfa_block_min(int* target, int v) {
+    v = wfa_warp_min(v);
+    if ((threadIdx.x & 31) == 0 && v != WFA_BIG) atomicMin(target, v);
+}
+
+__device__ __forceinline__ void wfa_block_max(int* target, int v) {
+    v = wfa_warp_max(v);
+    if ((threadIdx.x & 31) == 0 && v != WFA_SMALL) atomicMax(target, v);
+}
+
+// One input wavefront of a score step, read straight from the ring: the
+// range and the address of diagonal 0 are looked up once per step.
+struct WfaSource {
+    const i32* at0;
+    int lo, hi;
+
+    __device__ __forceinline__ int get(int k) const {
+        return (k >= lo && k <= hi) ? at0[k] : WFA_NULL;
+    }
+};
+
+__device__ __forceinline__ WfaSource wfa_source(const WfaRing& r, int c, int s) {
+    WfaSource x;
+    x.at0 = r.cells;
+    x.lo = 1;
+    x.hi = 0;
+    if (s >= 0) {
+        const int m = r.slot(s) * 3 + c;
+        if (r.sh->present[m]) {
+            x.lo = r.sh->lo[m];
+            x.hi = r.sh->hi[m];
+            x.at0 = r.cells + m * r.width + r.shift;
+        }
+    }
+    return x;
 }
 
 // One pair; every thread of the block calls it, control flow is uniform.
@@ -203,25 +249,30 @@ __device__ void wfa_align_pair(const WfaParams& p, unsigned char* base, const Wf
             if (p.wfadaptive && lo <= hi) {
                 steps_wait -= 1;
                 if (steps_wait <= 0 && hi - lo + 1 >= p.min_wavefront_length) {
-                    for (int k = lo + tid; k <= hi; k += nt) {
-                        atomicMin(&sh->min_d, wfa_dist(r.cells[r.at(WFA_M, score, k)], k, plen, tlen));
-                    }
+                    int mine = WFA_BIG;
+                    for (int k = lo + tid; k <= hi; k += nt)
+                        mine = min(mine, wfa_dist(r.cells[r.at(WFA_M, score, k)], k, plen, tlen));
+                    wfa_block_min(&sh->min_d, mine);
                     __syncthreads();
                     const int min_d = sh->min_d;
                     const int thr = p.max_distance_threshold;
                     const int alignment_k = tlen - plen;
                     const int top = min(alignment_k, hi);
+                    mine = WFA_BIG;
                     for (int k = lo + tid; k < top; k += nt) {
                         if (wfa_dist(r.cells[r.at(WFA_M, score, k)], k, plen, tlen) - min_d <= thr)
-                            atomicMin(&sh->cut_first, k);
+                            mine = min(mine, k);
                     }
+                    wfa_block_min(&sh->cut_first, mine);
                     __syncthreads();
                     const int new_lo = min(sh->cut_first, max(lo, top));
                     const int bottom = max(alignment_k, new_lo);
+                    mine = WFA_SMALL;
                     for (int k = bottom + 1 + tid; k <= hi; k += nt) {
                         if (wfa_dist(r.cells[r.at(WFA_M, score, k)], k, plen, tlen) - min_d <= thr)
-                            atomicMax(&sh->cut_last, k);
+                            mine = max(mine, k);
                     }
+                    wfa_block_max(&sh->cut_last, mine);
                     __syncthreads();
                     const int new_hi = max(sh->cut_last, bottom < hi ? bottom : hi);
                     __syncthreads();
@@ -296,8 +347,9 @@ __device__ void wfa_align_pair(const WfaParams& p, unsigned char* base, const Wf
                 chi = max(chi, b - 1);
             }
         }
-        // Codes are 4-bit cells, 8 per word; each score starts a new word so
-        // that its words can be cleared without touching older scores.
+        // Codes are 4-bit cells, 8 per word; each score starts a new word, so
+        // lanes 8j..8j+7 of a warp hold the cells of one word and write it
+        // whole (no clearing, no atomics).
         const long long code_base = (code_used + 7) & ~7LL;
         if (full) {
             const long long n = chi >= clo ? (long long)(chi - clo + 1) : 0;
@@ -307,7 +359,6 @@ __device__ void wfa_align_pair(const WfaParams& p, unsigned char* base, const Wf
             }
             code_used = code_base + n;
             if (tid == 0) table[score] = make_int4(clo, chi, (int)(code_base & 0x7fffffff), (int)(code_base >> 31));
-            for (long long w = (code_base >> 3) + tid; w < ((code_used + 7) >> 3); w += nt) codes[w] = 0u;
         }
         if (tid == 0) {
             for (int c = 0; c < 3; ++c) {
@@ -316,53 +367,84 @@ __device__ void wfa_align_pair(const WfaParams& p, unsigned char* base, const Wf
             }
         }
         __syncthreads();
-        for (int k = clo + tid; k <= chi; k += nt) {
-            int vx, vi, vd;
-            bool iext = false, dext = false;
-            if (affine) {
-                const int misms = r.get(WFA_M, score - p.mismatch, k);
-                const int io = r.get(WFA_M, score - p.open, k - 1);
-                const int ie = r.get(WFA_I, score - p.extension, k - 1);
-                const int dop = r.get(WFA_M, score - p.open, k + 1);
-                const int de = r.get(WFA_D, score - p.extension, k + 1);
-                vx = misms + 1;
-                vi = max(io, ie) + 1;
-                vd = max(dop, de);
-                iext = ie >= io;
-                dext = de >= dop;
-            } else {
-                const int sx = unit ? score - 1 : score - p.mismatch;
-                const int so = unit ? score - 1 : score - p.open;
-                vx = (p.metric == WFA_INDEL) ? WFA_NULL : r.get(WFA_M, sx, k) + 1;
-                vi = r.get(WFA_M, so, k - 1) + 1;
-                vd = r.get(WFA_M, so, k + 1);
-            }
-            const int m = max(vd, max(vx, vi));
-            const u32 src = m < 0 ? 0u : (vx == m ? 1u : (vd == m ? 3u : 2u));
-            const int mo = wfa_inside(k, m, plen, tlen) ? m : WFA_NULL;
-            r.cells[r.at(WFA_M, score, k)] = mo;
-            if (wfa_inside(k, mo, plen, tlen)) {
-                atomicMin(&sh->first[WFA_M], k);
-                atomicMax(&sh->last[WFA_M], k);
-            }
-            if (has_i) {
-                r.cells[r.at(WFA_I, score, k)] = vi;
-                if (wfa_inside(k, vi, plen, tlen)) {
-                    atomicMin(&sh->first[WFA_I], k);
-                    atomicMax(&sh->last[WFA_I], k);
+        const int sx = unit ? score - 1 : score - p.mismatch;
+        const int so = unit ? score - 1 : score - p.open;
+        const WfaSource s_x = wfa_source(r, WFA_M, p.metric == WFA_INDEL ? -1 : sx);
+        const WfaSource s_o = wfa_source(r, WFA_M, so);
+        const WfaSource s_ie = wfa_source(r, WFA_I, affine ? score - p.extension : -1);
+        const WfaSource s_de = wfa_source(r, WFA_D, affine ? score - p.extension : -1);
+        i32* out_m = r.cells + (out * 3 + WFA_M) * r.width + r.shift;
+        i32* out_i = r.cells + (out * 3 + WFA_I) * r.width + r.shift;
+        i32* out_d = r.cells + (out * 3 + WFA_D) * r.width + r.shift;
+        int first_m = WFA_BIG, last_m = WFA_SMALL;
+        int first_i = WFA_BIG, last_i = WFA_SMALL;
+        int first_d = WFA_BIG, last_d = WFA_SMALL;
+        const int rounds = chi >= clo ? (chi - clo) / nt + 1 : 0;  // uniform
+        for (int round = 0; round < rounds; ++round) {
+            const int k = clo + round * nt + tid;
+            const bool valid = k <= chi;
+            u32 code = 0;
+            if (valid) {
+                int vx, vi, vd;
+                bool iext = false, dext = false;
+                if (affine) {
+                    const int io = s_o.get(k - 1);
+                    const int ie = s_ie.get(k - 1);
+                    const int dop = s_o.get(k + 1);
+                    const int de = s_de.get(k + 1);
+                    vx = s_x.get(k) + 1;
+                    vi = max(io, ie) + 1;
+                    vd = max(dop, de);
+                    iext = ie >= io;
+                    dext = de >= dop;
+                } else {
+                    vx = s_x.get(k) + 1;
+                    vi = s_o.get(k - 1) + 1;
+                    vd = s_o.get(k + 1);
                 }
-            }
-            if (has_d) {
-                r.cells[r.at(WFA_D, score, k)] = vd;
-                if (wfa_inside(k, vd, plen, tlen)) {
-                    atomicMin(&sh->first[WFA_D], k);
-                    atomicMax(&sh->last[WFA_D], k);
+                const int m = max(vd, max(vx, vi));
+                const u32 src = m < 0 ? 0u : (vx == m ? 1u : (vd == m ? 3u : 2u));
+                const bool m_in = wfa_inside(k, m, plen, tlen);
+                out_m[k] = m_in ? m : WFA_NULL;
+                if (m_in) {
+                    first_m = min(first_m, k);
+                    last_m = max(last_m, k);
                 }
+                if (has_i) {
+                    out_i[k] = vi;
+                    if (wfa_inside(k, vi, plen, tlen)) {
+                        first_i = min(first_i, k);
+                        last_i = max(last_i, k);
+                    }
+                }
+                if (has_d) {
+                    out_d[k] = vd;
+                    if (wfa_inside(k, vd, plen, tlen)) {
+                        first_d = min(first_d, k);
+                        last_d = max(last_d, k);
+                    }
+                }
+                code = src | (iext ? 4u : 0u) | (dext ? 8u : 0u);
             }
             if (full) {
-                const long long c = code_base + (k - clo);
-                atomicOr(&codes[c >> 3], (src | (iext ? 4u : 0u) | (dext ? 8u : 0u)) << (4 * (c & 7)));
+                // round * nt is a multiple of 8, so cell c & 7 == tid & 7.
+                u32 word = code << (4 * (tid & 7));
+                word |= __shfl_xor_sync(WFA_FULL_MASK, word, 1);
+                word |= __shfl_xor_sync(WFA_FULL_MASK, word, 2);
+                word |= __shfl_xor_sync(WFA_FULL_MASK, word, 4);
+                const long long c = code_base + (long long)round * nt + tid;
+                if ((tid & 7) == 0 && valid) codes[c >> 3] = word;
             }
+        }
+        wfa_block_min(&sh->first[WFA_M], first_m);
+        wfa_block_max(&sh->last[WFA_M], last_m);
+        if (has_i) {
+            wfa_block_min(&sh->first[WFA_I], first_i);
+            wfa_block_max(&sh->last[WFA_I], last_i);
+        }
+        if (has_d) {
+            wfa_block_min(&sh->first[WFA_D], first_d);
+            wfa_block_max(&sh->last[WFA_D], last_d);
         }
         __syncthreads();
         if (tid == 0) {
@@ -399,22 +481,28 @@ __device__ void wfa_align_pair(const WfaParams& p, unsigned char* base, const Wf
                     prune = !(wfa_best(elo, ol, plen, tlen) <= smax && wfa_best(ehi, oh, plen, tlen) <= smax);
                 }
                 if (prune) {
+                    int mine = WFA_BIG;
                     for (int k = elo + tid; k <= ehi; k += nt) {
                         const int o = r.cells[r.at(WFA_M, score, k)];
-                        if (o >= 0) atomicMin(&sh->min_d, max(plen - (o - k), tlen - o));
+                        if (o >= 0) mine = min(mine, max(plen - (o - k), tlen - o));
                     }
+                    wfa_block_min(&sh->min_d, mine);
                     __syncthreads();
                     const int smw = sh->min_d;
+                    mine = WFA_BIG;
                     for (int k = elo + tid; k <= ehi; k += nt) {
                         if (wfa_best(k, r.cells[r.at(WFA_M, score, k)], plen, tlen) <= smw)
-                            atomicMin(&sh->cut_first, k);
+                            mine = min(mine, k);
                     }
+                    wfa_block_min(&sh->cut_first, mine);
                     __syncthreads();
                     const int new_lo = min(sh->cut_first, ehi + 1);
+                    int last = WFA_SMALL;
                     for (int k = new_lo + 1 + tid; k <= ehi; k += nt) {
                         if (wfa_best(k, r.cells[r.at(WFA_M, score, k)], plen, tlen) <= smw)
-                            atomicMax(&sh->cut_last, k);
+                            last = max(last, k);
                     }
+                    wfa_block_max(&sh->cut_last, last);
                     __syncthreads();
                     const int new_hi = max(sh->cut_last, min(ehi, new_lo));
                     __syncthreads();

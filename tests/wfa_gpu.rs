@@ -30,7 +30,7 @@ fn runner() -> Option<WfaRunner> {
         eprintln!("SKIP: no usable GPU ({why})");
         return None;
     };
-    match WfaRunner::new(gpu.clone()) {
+    match WfaRunner::new(gpu.clone(), 0, 16 << 30) {
         Ok(runner) => Some(runner),
         Err(e) => panic!("the WFA kernel did not load on {}: {e}", gpu.info().name),
     }

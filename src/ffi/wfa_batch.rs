@@ -9,7 +9,7 @@
 use std::ffi::c_char;
 
 use crate::ffi_guard;
-use crate::wfa::batch::{self, Batch, Slot};
+use crate::wfa::batch::{self, Batch, Lent, Slot};
 use crate::wfa::job::PairResult;
 use crate::wfa::{
     Affine2pPenalties, AffinePenalties, AlignerAttributes, AlignmentForm, AlignmentScope,
@@ -478,27 +478,26 @@ pub unsafe extern "C" fn seqshim_wfa_batch_run(
         let Some(b) = (unsafe { b.as_mut() }) else {
             return SEQSHIM_WFA_E_ARG;
         };
-        for pending in std::mem::take(&mut b.borrowed) {
-            let Borrowed {
-                slot,
-                pattern,
-                pattern_len,
-                text,
-                text_len,
-            } = pending;
+        let borrowed = std::mem::take(&mut b.borrowed);
+        let mut lent = Vec::with_capacity(borrowed.len());
+        for pending in &borrowed {
             // SAFETY: checked non-null (or empty) at add time and, per the
             // contract of seqshim_wfa_batch_add_borrowed, still readable.
-            let (Some(p), Some(t)) = (unsafe {
+            let (Some(pattern), Some(text)) = (unsafe {
                 (
-                    super::guard::bytes(pattern, pattern_len),
-                    super::guard::bytes(text, text_len),
+                    super::guard::bytes(pending.pattern, pending.pattern_len),
+                    super::guard::bytes(pending.text, pending.text_len),
                 )
             }) else {
                 return SEQSHIM_WFA_E_ARG;
             };
-            b.batch.fill(slot, p, t);
+            lent.push(Lent {
+                slot: pending.slot,
+                pattern,
+                text,
+            });
         }
-        b.batch.run();
+        b.batch.run_with(&lent);
         SEQSHIM_WFA_OK
     })
 }

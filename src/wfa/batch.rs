@@ -45,6 +45,15 @@ pub struct RunSummary {
     pub elapsed: Duration,
 }
 
+/// A pair the caller lends for the length of one [`Batch::run_with`]: its
+/// bytes are copied into the jobs during the run, in parallel.
+#[derive(Clone, Copy)]
+pub struct Lent<'a> {
+    pub slot: usize,
+    pub pattern: &'a [u8],
+    pub text: &'a [u8],
+}
+
 /// Pairs waiting for the next run, already split by route.
 #[derive(Default)]
 struct Route {
@@ -175,14 +184,26 @@ impl Batch {
     /// Aligns every pair added since the last run: device jobs go to the
     /// GPU executors while the CPU pool aligns the others.
     pub fn run(&mut self) -> RunSummary {
+        self.run_with(&[])
+    }
+
+    /// [`Batch::run`] with the pairs of reserved slots lent for the call.
+    pub fn run_with(&mut self, lent: &[Lent<'_>]) -> RunSummary {
         let started = Instant::now();
         let device = std::mem::take(&mut self.device);
         let cpu = std::mem::take(&mut self.cpu);
-        let pairs = device.slots.len() + cpu.slots.len();
+        let (lent_device, lent_cpu): (Vec<usize>, Vec<usize>) = (0..lent.len()).partition(|&i| {
+            self.use_devices && self.router.takes(lent[i].pattern.len(), lent[i].text.len())
+        });
+        let pairs = device.slots.len() + cpu.slots.len() + lent.len();
         // Without a live device the "device" pairs are CPU work like the
         // rest, cut into CPU-sized jobs so that every core gets some.
         let devices = job::scheduler().has_devices();
-        let to_devices = if devices { device.slots.len() } else { 0 };
+        let to_devices = if devices {
+            device.slots.len() + lent_device.len()
+        } else {
+            0
+        };
         let mut summary = RunSummary {
             pairs,
             to_devices,
@@ -191,7 +212,7 @@ impl Batch {
         };
         if pairs > 0 {
             crate::log_info!(
-                "wfa batch: aligning {pairs} pairs ({} offered to {} device(s), {} on the CPU pool)",
+                "wfa batch: aligning {pairs} pairs ({} offered to {} GPU stream(s), {} on the CPU pool)",
                 summary.to_devices,
                 job::scheduler().devices().len(),
                 summary.to_cpu
@@ -203,17 +224,11 @@ impl Batch {
             if route.slots.is_empty() {
                 continue;
             }
-            let (max_pairs, max_bases) = if gpu {
-                (DEVICE_JOB_PAIRS, DEVICE_JOB_BASES)
-            } else {
-                // At least a few jobs per pool thread, so that a batch of a
-                // few long pairs still spreads over every core.
-                let per_thread = route.slots.len() / (crate::engine::cpu::threads() * 4);
-                (per_thread.clamp(1, CPU_JOB_PAIRS), CPU_JOB_BASES)
-            };
+            let (max_pairs, max_bases) = job_size(route.slots.len(), gpu);
             let set = Arc::new(route.set);
             let slots = Arc::new(route.slots);
-            for range in chunks(&set, max_pairs, max_bases) {
+            let sizes = set.spans.iter().map(|s| s.pattern_len + s.text_len);
+            for range in chunks(sizes, max_pairs, max_bases) {
                 jobs.push(WfaJob {
                     attributes: self.attributes,
                     pairs: set.clone(),
@@ -221,6 +236,44 @@ impl Batch {
                     gpu,
                 });
                 owners.push(slots.clone());
+            }
+        }
+        // Lent pairs: each job copies its own pairs, all jobs at once.
+        for (members, gpu) in [(lent_device, devices), (lent_cpu, false)] {
+            if members.is_empty() {
+                continue;
+            }
+            let (max_pairs, max_bases) = job_size(members.len(), gpu);
+            let sizes = members
+                .iter()
+                .map(|&i| lent[i].pattern.len() + lent[i].text.len());
+            let ranges = chunks(sizes, max_pairs, max_bases);
+            let built: Vec<(PairSet, Vec<usize>)> = crate::engine::cpu::install(|| {
+                use rayon::prelude::*;
+                ranges
+                    .par_iter()
+                    .map(|range| {
+                        let members = &members[range.clone()];
+                        let bytes = members
+                            .iter()
+                            .map(|&i| lent[i].pattern.len() + lent[i].text.len())
+                            .sum();
+                        let mut set = PairSet::with_capacity(members.len(), bytes);
+                        for &i in members {
+                            set.push(lent[i].pattern, lent[i].text);
+                        }
+                        (set, members.iter().map(|&i| lent[i].slot).collect())
+                    })
+                    .collect()
+            });
+            for (set, slots) in built {
+                jobs.push(WfaJob {
+                    attributes: self.attributes,
+                    range: 0..set.len(),
+                    pairs: Arc::new(set),
+                    gpu,
+                });
+                owners.push(Arc::new(slots));
             }
         }
         let ranges: Vec<_> = jobs.iter().map(|j| j.range.clone()).collect();
@@ -259,23 +312,41 @@ impl Batch {
     }
 }
 
-/// Cuts `0..set.len()` into ranges of at most `max_pairs` pairs and about
-/// `max_bases` bases (a longer pair gets a range of its own).
-fn chunks(set: &PairSet, max_pairs: usize, max_bases: u64) -> Vec<std::ops::Range<usize>> {
+/// How many pairs and bases a job of a route with `pairs` pairs holds.
+fn job_size(pairs: usize, gpu: bool) -> (usize, u64) {
+    if gpu {
+        (DEVICE_JOB_PAIRS, DEVICE_JOB_BASES)
+    } else {
+        // At least a few jobs per pool thread, so that a batch of a few long
+        // pairs still spreads over every core.
+        let per_thread = pairs / (crate::engine::cpu::threads() * 4);
+        (per_thread.clamp(1, CPU_JOB_PAIRS), CPU_JOB_BASES)
+    }
+}
+
+/// Cuts pairs of these sizes (bases) into ranges of at most `max_pairs`
+/// pairs and about `max_bases` bases (a longer pair gets a range of its own).
+fn chunks(
+    sizes: impl Iterator<Item = usize>,
+    max_pairs: usize,
+    max_bases: u64,
+) -> Vec<std::ops::Range<usize>> {
     let mut out = Vec::new();
     let mut start = 0;
     let mut bases = 0u64;
-    for (i, s) in set.spans.iter().enumerate() {
-        let b = (s.pattern_len + s.text_len) as u64;
+    let mut n = 0;
+    for (i, size) in sizes.enumerate() {
+        let b = size as u64;
         if i > start && (i - start >= max_pairs || bases + b > max_bases) {
             out.push(start..i);
             start = i;
             bases = 0;
         }
         bases += b;
+        n = i + 1;
     }
-    if start < set.len() {
-        out.push(start..set.len());
+    if start < n {
+        out.push(start..n);
     }
     out
 }
@@ -360,11 +431,8 @@ mod tests {
 
     #[test]
     fn chunking_covers_every_pair_once() {
-        let mut set = PairSet::default();
-        for i in 0..1_000 {
-            set.push(&vec![b'A'; i % 37], &vec![b'C'; i % 11]);
-        }
-        let ranges = chunks(&set, 64, 500);
+        let sizes = (0..1_000).map(|i| i % 37 + i % 11);
+        let ranges = chunks(sizes, 64, 500);
         let mut next = 0;
         for r in &ranges {
             assert_eq!(r.start, next);

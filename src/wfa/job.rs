@@ -194,33 +194,53 @@ pub fn gpu_may_take(attributes: &AlignerAttributes, pattern_len: usize, text_len
         .is_ok_and(|params| params.takes_lengths(pattern_len, text_len))
 }
 
-/// One runner per GPU in use.
+/// The runners of every GPU in use (two per GPU, see `WfaRunner::for_gpu`).
 fn device_runners() -> Vec<Box<dyn BatchRunner<WfaJob>>> {
-    crate::engine::device::gpus()
-        .iter()
-        .filter_map(|gpu| match super::gpu::WfaRunner::new(gpu.clone()) {
-            Ok(runner) => Some(Box::new(runner) as Box<dyn BatchRunner<WfaJob>>),
+    let mut runners: Vec<Box<dyn BatchRunner<WfaJob>>> = Vec::new();
+    for gpu in crate::engine::device::gpus() {
+        match super::gpu::WfaRunner::for_gpu(gpu) {
+            Ok(lanes) => runners.extend(
+                lanes
+                    .into_iter()
+                    .map(|r| Box::new(r) as Box<dyn BatchRunner<WfaJob>>),
+            ),
             Err(e) => {
                 crate::log_warn!("WFA kernel unavailable on GPU {}: {e}", gpu.info().ordinal);
-                None
             }
-        })
-        .collect()
+        }
+    }
+    runners
 }
 
-/// Most bases one device batch holds: enough pairs to fill a GPU (about
-/// 27,000 pairs of 150 bp, 400 of 10 kbp), small enough that the queue keeps
-/// work the CPU pool can share.
-pub const DEVICE_BATCH_BASES: u64 = 8 << 20;
+/// Most bases one device batch holds: enough pairs to fill a GPU with
+/// workers (about 110,000 pairs of 150 bp, 1,600 of 10 kbp; on an H200 8 M
+/// bases gave long pairs 10-45 % fewer alignments per second), small
+/// enough that the queue keeps work the CPU pool can share.
+pub const DEVICE_BATCH_BASES: u64 = 32 << 20;
+
+/// [`DEVICE_BATCH_BASES`], or `SEQSHIM_WFA_BATCH_BASES` when set (for
+/// measurements).
+pub fn device_batch_bases() -> u64 {
+    static BASES: once_cell::sync::Lazy<u64> = once_cell::sync::Lazy::new(|| {
+        std::env::var("SEQSHIM_WFA_BATCH_BASES")
+            .ok()
+            .and_then(|v| v.parse().ok())
+            .filter(|&b: &u64| b > 0)
+            .unwrap_or(DEVICE_BATCH_BASES)
+    });
+    *BASES
+}
 
 static SCHEDULER: once_cell::sync::Lazy<Scheduler<WfaJob>> = once_cell::sync::Lazy::new(|| {
     let runners = all_runners();
     // Short, similar pairs align faster on the CPU pool than on a GPU, long
     // or divergent ones the other way round: let the batch API's CPU pool
-    // take queued device jobs while more than one device batch per device
-    // is waiting, so a batch ends no later than on either alone.
+    // take queued device jobs while more than a quarter of a device batch
+    // per GPU stream is waiting, so a batch ends no later than on either
+    // alone, and the last pairs, which the pool would keep longest, go to
+    // the GPUs.
     let options = scheduler::Options {
-        cpu_helps_above: Some(DEVICE_BATCH_BASES * runners.len().max(1) as u64),
+        cpu_helps_above: Some(device_batch_bases() / 4 * runners.len().max(1) as u64),
         ..scheduler::Options::default()
     };
     Scheduler::new(runners, options)

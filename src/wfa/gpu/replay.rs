@@ -18,19 +18,40 @@ enum Mat {
     D,
 }
 
+/// Length of the common run of `pattern[v..]` and `text[h..]`, eight bytes
+/// at a time.
 fn run_length(pattern: &[u8], text: &[u8], v: i32, h: i32) -> i32 {
     if v < 0 || h < 0 {
         return 0;
     }
-    let (v, h) = (v as usize, h as usize);
-    if v >= pattern.len() || h >= text.len() {
+    let (Some(a), Some(b)) = (pattern.get(v as usize..), text.get(h as usize..)) else {
         return 0;
+    };
+    let n = a.len().min(b.len());
+    let mut i = 0;
+    while i + 8 <= n {
+        let x = u64::from_le_bytes(a[i..i + 8].try_into().expect("8 bytes"))
+            ^ u64::from_le_bytes(b[i..i + 8].try_into().expect("8 bytes"));
+        if x != 0 {
+            return (i + x.trailing_zeros() as usize / 8) as i32;
+        }
+        i += 8;
     }
-    pattern[v..]
-        .iter()
-        .zip(&text[h..])
-        .take_while(|(a, b)| a == b)
-        .count() as i32
+    while i < n && a[i] == b[i] {
+        i += 1;
+    }
+    i as i32
+}
+
+/// One state of the path: the matrix, diagonal and score it is in, and (for
+/// M) its offset before and after extension.
+#[derive(Clone, Copy)]
+struct State {
+    mat: Mat,
+    k: i32,
+    score: i32,
+    pre: i32,
+    out: i32,
 }
 
 /// The CIGAR operations of a pair the kernel finished, or `None` when the
@@ -54,14 +75,16 @@ pub fn operations(
         (p.mismatch, p.open, p.extension)
     };
     // States along the path, end first.
-    let mut mat = Vec::with_capacity(n + 1);
-    let mut ks = Vec::with_capacity(n + 1);
-    let mut scores = Vec::with_capacity(n + 1);
+    let mut states = Vec::with_capacity(n + 1);
     let (mut m, mut k, mut s) = (Mat::M, end_k, end_score);
     for &tag in path {
-        mat.push(m);
-        ks.push(k);
-        scores.push(s);
+        states.push(State {
+            mat: m,
+            k,
+            score: s,
+            pre: 0,
+            out: 0,
+        });
         let (next, dk, ds) = match tag {
             TAG_X => (Mat::M, 0, dx),
             TAG_I_OPEN => (Mat::M, -1, dopen),
@@ -74,40 +97,39 @@ pub fn operations(
         k += dk;
         s -= ds;
     }
-    mat.push(m);
-    ks.push(k);
-    scores.push(s);
     if m != Mat::M || s != 0 {
         return None;
     }
     // Offsets forward from score 0: `pre` is an M cell before extension (the
     // backtrace's source offset), `out` what later cells read.
-    let mut pre = vec![0i32; n + 1];
-    let mut out = vec![0i32; n + 1];
-    let k0 = ks[n];
-    pre[n] = if k0 > 0 { k0 } else { 0 };
-    out[n] = pre[n] + run_length(pattern, text, pre[n] - k0, pre[n]);
+    let pre0 = k.max(0);
+    states.push(State {
+        mat: m,
+        k,
+        score: s,
+        pre: pre0,
+        out: pre0 + run_length(pattern, text, pre0 - k, pre0),
+    });
     for i in (0..n).rev() {
         let value = match path[i] {
-            TAG_X | TAG_I_OPEN | TAG_I_EXT => out[i + 1] + 1,
-            _ => out[i + 1],
+            TAG_X | TAG_I_OPEN | TAG_I_EXT => states[i + 1].out + 1,
+            _ => states[i + 1].out,
         };
-        pre[i] = value;
-        out[i] = if mat[i] == Mat::M {
-            value + run_length(pattern, text, value - ks[i], value)
+        let st = &mut states[i];
+        st.pre = value;
+        st.out = if st.mat == Mat::M {
+            value + run_length(pattern, text, value - st.k, value)
         } else {
             value
         };
     }
-    if out[0] != end_offset {
+    if states[0].out != end_offset {
         return None;
     }
     // The CPU backtrace loop (`backtrace::affine` / `backtrace::linear`).
     let mut ops: Vec<u8> = Vec::with_capacity((plen + tlen) as usize);
     let push_n = |ops: &mut Vec<u8>, op: u8, n: i32| {
-        for _ in 0..n {
-            ops.push(op);
-        }
+        ops.resize(ops.len() + n.max(0) as usize, op);
     };
     let mut offset = end_offset;
     let mut k = end_k;
@@ -121,12 +143,12 @@ pub fn operations(
     }
     let mut i = 0;
     let mut m = Mat::M;
-    while v > 0 && h > 0 && scores[i] > 0 {
+    while v > 0 && h > 0 && states[i].score > 0 {
         if i == n {
             return None;
         }
         if m == Mat::M {
-            let src = pre[i];
+            let src = states[i].pre;
             push_n(&mut ops, b'M', offset - src);
             offset = src;
             v = offset - k;
@@ -150,7 +172,7 @@ pub fn operations(
                 k += 1;
             }
         }
-        m = mat[i + 1];
+        m = states[i + 1].mat;
         i += 1;
         v = offset - k;
         h = offset;

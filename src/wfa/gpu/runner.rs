@@ -34,14 +34,16 @@ const COUNTER_AT: usize = PARAMS_BYTES;
 /// Largest arena. Only its I/O part (at most a quarter: descriptors,
 /// packed pairs, results) is mirrored in pinned host memory, up to
 /// `MAX_HOST`; the workers' wavefront memory stays on the device.
-const MAX_ARENA: usize = 8 << 30;
+const MAX_ARENA: usize = 16 << 30;
 const MAX_HOST: usize = 1 << 30;
 /// Room in the host mirror beyond a chunk's I/O bytes (parameters,
 /// descriptor table alignment, result padding).
 const HOST_SLACK: usize = 64 << 10;
 const MIN_ARENA: usize = 256 << 20;
-/// Share of free device memory the arena may take.
+/// Share of free device memory the arenas of a GPU may take together.
 const MEM_FRAC: f64 = 0.5;
+/// Runners per GPU, each on its own stream and arena.
+const LANES: usize = 2;
 /// Threads a device keeps resident (132 SMs x 2048 on an H100), which sets
 /// how many workers a launch starts.
 const RESIDENT_THREADS: usize = 132 * 2048;
@@ -97,6 +99,7 @@ pub struct WfaRunner {
     gpu: Arc<Gpu>,
     kernel: Kernel,
     arena: Arena,
+    lane: usize,
 }
 
 /// One pair of a launch: which job and pair, and where its bytes go.
@@ -113,15 +116,26 @@ struct Placed {
 }
 
 impl WfaRunner {
-    pub fn new(gpu: Arc<Gpu>) -> Result<Self, DeviceError> {
-        let kernel = gpu.kernel(&SOURCE, "seqshim_wfa_align")?;
-        let mut arena = gpu.arena(0);
+    /// The runners of one GPU: one per stream, so that one packs and decodes
+    /// on the host while the other's kernel runs.
+    pub fn for_gpu(gpu: &Arc<Gpu>) -> Result<Vec<Self>, DeviceError> {
         let (free, _) = gpu.memory()?;
-        let mut bytes = ((free as f64 * MEM_FRAC) as usize).min(MAX_ARENA);
+        let bytes = ((free as f64 * MEM_FRAC) as usize / LANES).min(MAX_ARENA);
+        (0..LANES)
+            .map(|lane| WfaRunner::new(gpu.clone(), lane, bytes))
+            .collect()
+    }
+
+    /// A runner on stream `lane` with an arena of about `bytes`.
+    pub fn new(gpu: Arc<Gpu>, lane: usize, bytes: usize) -> Result<Self, DeviceError> {
+        let kernel = gpu.kernel(&SOURCE, "seqshim_wfa_align")?;
+        let mut arena = gpu.arena(lane);
+        let mut bytes = bytes.min(MAX_ARENA);
         if bytes < MIN_ARENA {
             return Err(DeviceError(format!(
-                "only {} MiB of device memory free for WFA",
-                free >> 20
+                "only {} MiB of device memory for a WFA stream (it needs {} MiB)",
+                bytes >> 20,
+                MIN_ARENA >> 20
             )));
         }
         loop {
@@ -136,12 +150,17 @@ impl WfaRunner {
             }
         }
         crate::log_info!(
-            "WFA: GPU {} arena of {} MiB ({} MiB pinned)",
+            "WFA: GPU {} stream {lane}: arena of {} MiB ({} MiB pinned)",
             gpu.info().ordinal,
             arena.capacity() >> 20,
             arena.host_capacity() >> 20
         );
-        Ok(WfaRunner { gpu, kernel, arena })
+        Ok(WfaRunner {
+            gpu,
+            kernel,
+            arena,
+            lane,
+        })
     }
 
     fn run(&mut self, jobs: &[WfaJob]) -> Result<Vec<Option<Vec<PairResult>>>, DeviceError> {
@@ -155,6 +174,26 @@ impl WfaRunner {
                 None => groups.push((job.attributes, vec![i])),
             }
         }
+        // Which pairs the kernel takes (bytes and lengths), on the host pool.
+        let takes: Vec<Vec<bool>> = crate::engine::cpu::install_for_devices(|| {
+            use rayon::prelude::*;
+            jobs.par_iter()
+                .map(|job| {
+                    let params = Params::new(&job.attributes).ok();
+                    job.range
+                        .clone()
+                        .map(|pair| {
+                            let (p, t) = (job.pairs.pattern(pair), job.pairs.text(pair));
+                            params.is_some_and(|params| {
+                                params.takes_lengths(p.len(), t.len())
+                                    && plan::packable(p)
+                                    && plan::packable(t)
+                            })
+                        })
+                        .collect()
+                })
+                .collect()
+        });
         let mut on_cpu = 0usize;
         for (attributes, members) in &groups {
             let params = Params::new(attributes).ok();
@@ -165,17 +204,12 @@ impl WfaRunner {
             for &j in members {
                 let job = &jobs[j];
                 for (slot, pair) in job.range.clone().enumerate() {
-                    let (p, t) = (job.pairs.pattern(pair), job.pairs.text(pair));
-                    let takes = params.is_some_and(|params| {
-                        params.takes_lengths(p.len(), t.len())
-                            && plan::packable(p)
-                            && plan::packable(t)
-                    });
-                    if !takes {
+                    if !takes[j][slot] {
                         on_cpu += 1;
                         continue;
                     }
-                    let bytes = Self::io_bytes(p.len(), t.len());
+                    let span = &job.pairs.spans[pair];
+                    let bytes = Self::io_bytes(span.pattern_len, span.text_len);
                     if chunk_bytes + bytes > budget && !chunk.is_empty() {
                         self.launch_all(
                             params.expect("takes"),
@@ -369,39 +403,44 @@ impl WfaRunner {
                 ring_global + 16 * max_scores
             )));
         }
-        // Pack: the bit-packing on the CPU pool, then plain copies.
-        let packed: Vec<(Vec<u32>, Vec<u32>)> = crate::engine::cpu::install_for_devices(|| {
+        // Pack straight into the staging buffer, one disjoint slice per pair
+        // (descriptor, then its packed pattern and text), on the host pool.
+        let started = std::time::Instant::now();
+        let staging = &mut self.arena.staging()?[..inputs_end];
+        staging[..PARAMS_BYTES].copy_from_slice(&params.to_le_bytes());
+        staging[COUNTER_AT..COUNTER_AT + 4].copy_from_slice(&0u32.to_le_bytes());
+        let descs_end = DESCS_AT + DESC_BYTES * placed.len();
+        let (descs, after_descs) = staging[DESCS_AT..].split_at_mut(descs_end - DESCS_AT);
+        let first_input = placed.first().map_or(inputs_end, |p| p.pattern);
+        let mut rest = &mut after_descs[first_input - descs_end..];
+        let mut inputs: Vec<&mut [u8]> = Vec::with_capacity(placed.len());
+        for (i, p) in placed.iter().enumerate() {
+            let end = placed.get(i + 1).map_or(inputs_end, |next| next.pattern);
+            let (mine, after) = std::mem::take(&mut rest).split_at_mut(end - p.pattern);
+            inputs.push(mine);
+            rest = after;
+        }
+        crate::engine::cpu::install_for_devices(|| {
             use rayon::prelude::*;
             placed
                 .par_iter()
-                .map(|p| {
+                .zip(descs.par_chunks_exact_mut(DESC_BYTES))
+                .zip(inputs.par_iter_mut())
+                .for_each(|((p, desc), input)| {
+                    desc[0..8].copy_from_slice(&(p.pattern as u64).to_le_bytes());
+                    desc[8..16].copy_from_slice(&(p.text as u64).to_le_bytes());
+                    desc[16..24].copy_from_slice(&(p.result as u64).to_le_bytes());
+                    desc[24..28].copy_from_slice(&(p.plen as i32).to_le_bytes());
+                    desc[28..32].copy_from_slice(&(p.tlen as i32).to_le_bytes());
+                    desc[32..36].copy_from_slice(&p.max_score.to_le_bytes());
+                    desc[36..40].copy_from_slice(&(p.path_cap as i32).to_le_bytes());
                     let j = &jobs[p.job];
-                    let (mut a, mut b) = (Vec::new(), Vec::new());
-                    plan::pack_into(j.pairs.pattern(p.pair), &mut a);
-                    plan::pack_into(j.pairs.text(p.pair), &mut b);
-                    (a, b)
-                })
-                .collect()
+                    let (pattern, text) = input.split_at_mut(p.text - p.pattern);
+                    plan::pack_le(j.pairs.pattern(p.pair), pattern);
+                    plan::pack_le(j.pairs.text(p.pair), text);
+                });
         });
-        let staging = self.arena.staging()?;
-        staging[..PARAMS_BYTES].copy_from_slice(&params.to_le_bytes());
-        staging[COUNTER_AT..COUNTER_AT + 4].copy_from_slice(&0u32.to_le_bytes());
-        for (i, (p, (pw, tw))) in placed.iter().zip(&packed).enumerate() {
-            let d = DESCS_AT + i * DESC_BYTES;
-            let desc = &mut staging[d..d + DESC_BYTES];
-            desc[0..8].copy_from_slice(&(p.pattern as u64).to_le_bytes());
-            desc[8..16].copy_from_slice(&(p.text as u64).to_le_bytes());
-            desc[16..24].copy_from_slice(&(p.result as u64).to_le_bytes());
-            desc[24..28].copy_from_slice(&(p.plen as i32).to_le_bytes());
-            desc[28..32].copy_from_slice(&(p.tlen as i32).to_le_bytes());
-            desc[32..36].copy_from_slice(&p.max_score.to_le_bytes());
-            desc[36..40].copy_from_slice(&(p.path_cap as i32).to_le_bytes());
-            for (words, at) in [(pw, p.pattern), (tw, p.text)] {
-                for (w, dst) in words.iter().zip(staging[at..].chunks_exact_mut(4)) {
-                    dst.copy_from_slice(&w.to_le_bytes());
-                }
-            }
-        }
+        let packed_at = started.elapsed();
         self.arena.upload(0..inputs_end)?;
         let n = u32::try_from(placed.len())
             .map_err(|_| DeviceError("too many pairs for one launch".into()))?;
@@ -428,6 +467,7 @@ impl WfaRunner {
         let results_start = placed.first().map_or(inputs_end, |p| p.result);
         self.arena.download(results_start..at)?;
         self.arena.synchronize()?;
+        let device_at = started.elapsed();
         let staging = self.arena.staging()?;
         let staging: &[u8] = staging;
         let pen = WfPenalties::from_client(&attributes.penalties)
@@ -439,6 +479,13 @@ impl WfaRunner {
                 .map(|p| decode(staging, p, &params, &pen, jobs))
                 .collect()
         });
+        crate::log_debug!(
+            "wfa launch: {} pairs, {workers} workers of {block} threads: pack {:.1} ms, device {:.1} ms, decode {:.1} ms",
+            placed.len(),
+            packed_at.as_secs_f64() * 1e3,
+            (device_at - packed_at).as_secs_f64() * 1e3,
+            (started.elapsed() - device_at).as_secs_f64() * 1e3
+        );
         let mut short = Vec::new();
         for (p, r) in placed.iter().zip(decoded) {
             let slot = p.pair - jobs[p.job].range.start;
@@ -530,7 +577,7 @@ fn decode(
 impl BatchRunner<WfaJob> for WfaRunner {
     fn label(&self) -> String {
         let info = self.gpu.info();
-        format!("GPU {} ({})", info.ordinal, info.name)
+        format!("GPU {} ({}) stream {}", info.ordinal, info.name, self.lane)
     }
 
     fn capacity(&self) -> usize {
@@ -538,7 +585,7 @@ impl BatchRunner<WfaJob> for WfaRunner {
     }
 
     fn max_batch_cost(&self) -> u64 {
-        super::super::job::DEVICE_BATCH_BASES
+        super::super::job::device_batch_bases()
     }
 
     fn run_batch(&mut self, jobs: &[WfaJob]) -> Result<Vec<Option<Vec<PairResult>>>, String> {
