@@ -282,9 +282,11 @@ impl WfaRunner {
             + 32
     }
 
+    /// Threads per worker: a power of two from 32 to 256 (the kernel's
+    /// launch bound).
     fn block_size(max_bases: usize) -> u32 {
         if let Some(b) = tuning("SEQSHIM_WFA_BLOCK") {
-            return (b as u32).clamp(32, 512).next_power_of_two();
+            return (b as u32).clamp(32, 256).next_power_of_two();
         }
         // Measured on an H200: short pairs gain from more, smaller workers;
         // long ones lose from blocks larger than 128 threads.
