@@ -12,9 +12,8 @@ use super::{
 use crate::engine::scheduler::ScheduleError;
 
 /// Device jobs are small: a device batch packs many of them into one
-/// launch, and the CPU pool, once done with its own pairs, takes queued
-/// device jobs whole (see `job::DEVICE_BATCH_BASES`), so one must not hold a
-/// CPU thread for long (256 kbases: about a dozen 10 kbp pairs).
+/// launch, and a job that falls back to the CPU (a failed device) must not
+/// hold a CPU thread for long (256 kbases: about a dozen 10 kbp pairs).
 const DEVICE_JOB_PAIRS: usize = 512;
 const DEVICE_JOB_BASES: u64 = 256 << 10;
 /// CPU jobs are small enough that the pool balances its threads.

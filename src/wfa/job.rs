@@ -215,7 +215,8 @@ fn device_runners() -> Vec<Box<dyn BatchRunner<WfaJob>>> {
 /// Most bases one device batch holds: enough pairs to fill a GPU with
 /// workers (about 110,000 pairs of 150 bp, 1,600 of 10 kbp; on an H200 8 M
 /// bases gave long pairs 10-45 % fewer alignments per second), small
-/// enough that the queue keeps work the CPU pool can share.
+/// enough that a GPU's two streams take turns (one packs and decodes on the
+/// host while the other's kernel runs).
 pub const DEVICE_BATCH_BASES: u64 = 32 << 20;
 
 /// [`DEVICE_BATCH_BASES`], or `SEQSHIM_WFA_BATCH_BASES` when set (for
@@ -233,16 +234,13 @@ pub fn device_batch_bases() -> u64 {
 
 static SCHEDULER: once_cell::sync::Lazy<Scheduler<WfaJob>> = once_cell::sync::Lazy::new(|| {
     let runners = all_runners();
-    // Short, similar pairs align faster on the CPU pool than on a GPU, long
-    // or divergent ones the other way round: let the batch API's CPU pool
-    // take queued device jobs while more than a quarter of a device batch
-    // per GPU stream is waiting, so a batch ends no later than on either
-    // alone, and the last pairs, which the pool would keep longest, go to
-    // the GPUs.
-    let options = scheduler::Options {
-        cpu_helps_above: Some(device_batch_bases() / 4 * runners.len().max(1) as u64),
-        ..scheduler::Options::default()
-    };
+    // The CPU pool does not take queued device jobs: on an H200 with 16
+    // cores, a pool that helped (while more than a quarter of a device batch
+    // per stream was queued) took the host cores that pack and decode the
+    // GPU's launches, and the batch API ran up to 2.5x slower at 1-10 kbp
+    // (BENCHMARKS.md). Pairs a GPU cannot take still run on the pool,
+    // alongside.
+    let options = scheduler::Options::default();
     Scheduler::new(runners, options)
 });
 
