@@ -117,13 +117,22 @@ struct Placed {
 
 impl WfaRunner {
     /// The runners of one GPU: one per stream, so that one packs and decodes
-    /// on the host while the other's kernel runs.
+    /// on the host while the other's kernel runs. A stream whose arena
+    /// cannot be had is left out; an error only when none starts.
     pub fn for_gpu(gpu: &Arc<Gpu>) -> Result<Vec<Self>, DeviceError> {
         let (free, _) = gpu.memory()?;
         let bytes = ((free as f64 * MEM_FRAC) as usize / LANES).min(MAX_ARENA);
-        (0..LANES)
-            .map(|lane| WfaRunner::new(gpu.clone(), lane, bytes))
-            .collect()
+        let mut runners = Vec::with_capacity(LANES);
+        for lane in 0..LANES {
+            match WfaRunner::new(gpu.clone(), lane, bytes) {
+                Ok(runner) => runners.push(runner),
+                Err(e) if lane == 0 => return Err(e),
+                Err(e) => {
+                    crate::log_warn!("WFA: GPU {} runs one stream only ({e})", gpu.info().ordinal)
+                }
+            }
+        }
+        Ok(runners)
     }
 
     /// A runner on stream `lane` with an arena of about `bytes`.
