@@ -47,6 +47,15 @@ int main(void) {
     cigar_append(small, big);
     printf("append of 200 ops into 4: %d..%d\n", small->begin_offset, small->end_offset);
     printf("room enough: %d..%d edit=%d\n", big->begin_offset, big->end_offset, cigar_score_edit(big));
+    cigar_t *wide = cigar_new(1000, mm);
+    cigar_append_deletion(wide, 5);
+    cigar_t *narrow = cigar_new(20, mm);
+    cigar_copy(narrow, wide);
+    cigar_append_deletion(narrow, 500);
+    printf("append past a copied capacity: %d..%d max=%d\n", narrow->begin_offset, narrow->end_offset,
+           narrow->max_operations);
+    cigar_free(wide);
+    cigar_free(narrow);
     cigar_clear(NULL);
     printf("NULL cigar: matches=%d edit=%d\n", cigar_get_matches(NULL), cigar_score_edit(NULL));
     cigar_free(small);

@@ -136,6 +136,12 @@ pub(crate) unsafe fn resize(cigar: *mut cigar_t, max_operations: c_int) {
 unsafe fn with_room<'a>(cigar: *mut cigar_t, end: i64, who: &str) -> Option<&'a mut cigar_t> {
     // SAFETY: null or valid per the contract.
     let c = unsafe { cigar.as_mut() }?;
+    has_room(c, end, who).then_some(c)
+}
+
+/// Whether `c` has a buffer, a sane end and room for index `end - 1`;
+/// prints why not.
+fn has_room(c: &cigar_t, end: i64, who: &str) -> bool {
     if c.operations.is_null() || end > i64::from(c.max_operations) || c.end_offset < 0 {
         io::eprint(
             format!(
@@ -144,9 +150,9 @@ unsafe fn with_room<'a>(cigar: *mut cigar_t, end: i64, who: &str) -> Option<&'a 
             )
             .as_bytes(),
         );
-        return None;
+        return false;
     }
-    Some(c)
+    true
 }
 
 /// Releases the CIGAR and its buffer.
@@ -203,17 +209,11 @@ pub unsafe extern "C" fn cigar_add_mismatches(
         let Some(c) = (unsafe { cigar.as_mut() }) else {
             return;
         };
-        // Every operation written consumes a pattern or a text base, so the
-        // last index is below begin + pattern_length + text_length; then a NUL.
-        let worst = i64::from(c.begin_offset.max(0))
-            + i64::from(pattern_length.max(0))
-            + i64::from(text_length.max(0))
-            + 1;
-        // SAFETY: `c` is valid (checked above).
-        let Some(c) = (unsafe { with_room(c, worst, "cigar_add_mismatches") }) else {
-            return;
-        };
-        if c.begin_offset < 0 || (c.end_offset > 0 && (pattern.is_null() || text.is_null())) {
+        const WHO: &str = "cigar_add_mismatches";
+        if !has_room(c, i64::from(c.end_offset), WHO)
+            || c.begin_offset < 0
+            || (c.end_offset > 0 && (pattern.is_null() || text.is_null()))
+        {
             return;
         }
         let (mut p, mut t) = (0, 0);
@@ -241,20 +241,26 @@ pub unsafe extern "C" fn cigar_add_mismatches(
             }
             i += 1;
         }
+        // The padding, then a NUL, must fit (a high-memory CIGAR ends at the
+        // end of its buffer: only a complete one fits there, as upstream).
+        let padding = i64::from(pattern_length - p) + i64::from(text_length - t);
+        if !has_room(c, i64::from(i) + padding.max(0) + 1, WHO) {
+            return;
+        }
         while p < pattern_length {
-            // SAFETY: the buffer has room per the contract.
+            // SAFETY: the buffer has room (checked above).
             unsafe { *c.operations.add(i as usize) = b'D' as c_char };
             i += 1;
             p += 1;
         }
         while t < text_length {
-            // SAFETY: the buffer has room per the contract.
+            // SAFETY: the buffer has room (checked above).
             unsafe { *c.operations.add(i as usize) = b'I' as c_char };
             i += 1;
             t += 1;
         }
         c.end_offset = i;
-        // SAFETY: the buffer has room for the NUL per the contract.
+        // SAFETY: the buffer has room for the NUL (checked above).
         unsafe { *c.operations.add(i as usize) = 0 };
     })
 }
@@ -427,7 +433,9 @@ pub unsafe extern "C" fn cigar_copy(cigar_dst: *mut cigar_t, cigar_src: *mut cig
             if s.begin_offset < 0 || s.end_offset > s.max_operations || s.operations.is_null() {
                 return;
             }
-            d.max_operations = s.max_operations;
+            // Upstream takes the source's capacity; a smaller destination
+            // keeps its own, so that later appends check the real buffer.
+            d.max_operations = d.max_operations.min(s.max_operations);
             d.begin_offset = s.begin_offset;
             d.end_offset = s.end_offset;
             d.score = s.score;
