@@ -20,6 +20,12 @@ use seqshim::wfa::{
 };
 
 fn runner() -> Option<WfaRunner> {
+    runner_with(16 << 30)
+}
+
+/// A runner with an arena of about `bytes`, or `None` (saying why) without
+/// a GPU; a missing GPU fails when `SEQSHIM_REQUIRE_GPU=1`.
+fn runner_with(bytes: usize) -> Option<WfaRunner> {
     let required = std::env::var("SEQSHIM_REQUIRE_GPU").as_deref() == Ok("1");
     let Some(gpu) = device::gpus().first() else {
         let why = match device::availability() {
@@ -30,7 +36,7 @@ fn runner() -> Option<WfaRunner> {
         eprintln!("SKIP: no usable GPU ({why})");
         return None;
     };
-    match WfaRunner::new(gpu.clone(), 0, 16 << 30) {
+    match WfaRunner::new(gpu.clone(), 0, bytes) {
         Ok(runner) => Some(runner),
         Err(e) => panic!("the WFA kernel did not load on {}: {e}", gpu.info().name),
     }
@@ -327,6 +333,37 @@ fn gpu_equals_cpu_on_the_grid() {
     assert_eq!(total.1, 0);
     assert_eq!(after.3 - before.3, 0);
     assert!(after.0 - before.0 > (total.0 as u64) * 9 / 10);
+}
+
+/// Thousands of short pairs with two long ones in a small arena: the long
+/// pairs' rings must not starve the launch of worker memory (the batch must
+/// finish on the GPU and equal the CPU path).
+#[test]
+fn mixed_lengths_fit_a_small_arena() {
+    let Some(mut runner) = runner_with(1 << 30) else {
+        return;
+    };
+    let mut rng = Rng(0x5eed);
+    let mut pairs: Vec<_> = (0..3_000).map(|_| pair(&mut rng, 150, 5)).collect();
+    pairs.insert(1_000, pair(&mut rng, 25_000, 2));
+    pairs.push(pair(&mut rng, 25_000, 2));
+    let attr = attributes(
+        affine(4, 6, 2),
+        AlignmentScope::ComputeAlignment,
+        AlignmentForm::END_TO_END,
+        Heuristic::none(),
+    );
+    let jobs = jobs_of(attr, &pairs, 512);
+    let before = counters();
+    let (n, differ) = compare(&mut runner, "mixed lengths", &jobs);
+    let after = counters();
+    eprintln!(
+        "wfa mixed lengths: {n} pairs, {differ} differ, {} finished on the GPU in {} launches",
+        after.0 - before.0,
+        after.4 - before.4
+    );
+    assert_eq!(differ, 0);
+    assert_eq!(after.0 - before.0, n as u64);
 }
 
 /// Throughput: GPU batch vs the CPU path on the CPU pool, exact gap-affine

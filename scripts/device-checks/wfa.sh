@@ -12,6 +12,9 @@ if [ -x "$wfa_bin" ]; then
     check "wfa: GPU == CPU on the grid, every metric, span, scope and heuristic the kernel takes" \
         "wfa gpu parity: [0-9]+ pairs, 0 differ from the CPU" \
         wfa gpu_equals_cpu_on_the_grid
+    check "wfa: thousands of short pairs and two long ones in a 1 GiB arena, GPU == CPU" \
+        "wfa mixed lengths: [0-9]+ pairs, 0 differ" \
+        wfa mixed_lengths_fit_a_small_arena
     check "wfa: benchmark GPU batch vs CPU pool" "wfa benchmark: .* GPU/CPU = " \
         wfa gpu_vs_cpu_benchmark
     grep -hE "^wfa (gpu|benchmark)" \

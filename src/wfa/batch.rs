@@ -325,7 +325,7 @@ fn job_size(pairs: usize, gpu: bool) -> (usize, u64) {
 
 /// Cuts pairs of these sizes (bases) into ranges of at most `max_pairs`
 /// pairs and about `max_bases` bases (a longer pair gets a range of its own).
-fn chunks(
+pub(crate) fn chunks(
     sizes: impl Iterator<Item = usize>,
     max_pairs: usize,
     max_bases: u64,

@@ -154,8 +154,7 @@ impl Params {
     /// Score at which the kernel gives a pair up (the CPU path then aligns
     /// it). Below upstream's high-memory wavefront table size the CPU path
     /// never runs out of wavefronts, so stopping there keeps results equal.
-    pub fn score_bound(attributes: &AlignerAttributes, pattern_len: usize, text_len: usize) -> i32 {
-        let pen = WfPenalties::from_client(&attributes.penalties).expect("checked by Params::new");
+    pub fn score_bound(pen: &WfPenalties, pattern_len: usize, text_len: usize) -> i32 {
         let n = pen.num_wavefronts(pattern_len as i32, text_len as i32);
         n.clamp(1, i64::from(i32::MAX / 4)) as i32
     }

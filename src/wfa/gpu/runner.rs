@@ -52,6 +52,8 @@ const RESIDENT_THREADS: usize = 132 * 2048;
 /// memory (which stay in L1/L2) and cost occupancy, so only small rings
 /// (short pairs with small penalties) go there.
 const SHARED_RING_MAX: usize = 12 << 10;
+/// Worker memory beyond its ring that a launch gives each worker at least.
+const MIN_WORKER_EXTRA: usize = 64 << 10;
 /// Fewest workers a launch for pairs that ran out of memory is worth.
 const MIN_RETRY_WORKERS: usize = 16;
 
@@ -203,47 +205,36 @@ impl WfaRunner {
                 })
                 .collect()
         });
-        let mut on_cpu = 0usize;
+        let budget =
+            (self.arena.capacity() / 4).min(self.arena.host_capacity().saturating_sub(HOST_SLACK));
         for (attributes, members) in &groups {
-            let params = Params::new(attributes).ok();
-            let mut chunk: Vec<(usize, usize)> = Vec::new();
-            let mut chunk_bytes = 0;
-            let budget = (self.arena.capacity() / 4)
-                .min(self.arena.host_capacity().saturating_sub(HOST_SLACK));
+            let Ok(params) = Params::new(attributes) else {
+                continue;
+            };
+            // Similar lengths share a launch (its block size and ring width
+            // follow its longest pair): sorted by length, cut where the block
+            // size changes, then by the I/O budget.
+            let mut taken: Vec<(usize, usize, usize)> = Vec::new();
             for &j in members {
                 let job = &jobs[j];
                 for (slot, pair) in job.range.clone().enumerate() {
-                    if !takes[j][slot] {
-                        on_cpu += 1;
-                        continue;
+                    if takes[j][slot] {
+                        let span = &job.pairs.spans[pair];
+                        taken.push((j, slot, span.pattern_len + span.text_len));
                     }
-                    let span = &job.pairs.spans[pair];
-                    let bytes = Self::io_bytes(span.pattern_len, span.text_len);
-                    if chunk_bytes + bytes > budget && !chunk.is_empty() {
-                        self.launch_all(
-                            params.expect("takes"),
-                            attributes,
-                            jobs,
-                            &chunk,
-                            &mut results,
-                        )?;
-                        chunk.clear();
-                        chunk_bytes = 0;
-                    }
-                    chunk.push((j, slot));
-                    chunk_bytes += bytes;
                 }
             }
-            if !chunk.is_empty() {
-                self.launch_all(
-                    params.expect("takes"),
-                    attributes,
-                    jobs,
-                    &chunk,
-                    &mut results,
-                )?;
+            taken.sort_by_key(|&(_, _, bases)| bases);
+            for class in taken.chunk_by(|a, b| Self::block_size(a.2) == Self::block_size(b.2)) {
+                let io = class.iter().map(|&(_, _, bases)| Self::io_bytes(bases));
+                for range in crate::wfa::batch::chunks(io, usize::MAX, budget as u64) {
+                    let chunk: Vec<(usize, usize)> =
+                        class[range].iter().map(|&(j, slot, _)| (j, slot)).collect();
+                    self.launch_all(params, attributes, jobs, &chunk, &mut results)?;
+                }
             }
         }
+        let on_cpu = takes.iter().flatten().filter(|&&t| !t).count();
         COUNTERS
             .routed_to_cpu
             .fetch_add(on_cpu as u64, Ordering::Relaxed);
@@ -284,11 +275,11 @@ impl WfaRunner {
             .collect())
     }
 
-    fn io_bytes(plen: usize, tlen: usize) -> usize {
-        DESC_BYTES
-            + 4 * (plan::packed_words(plen) + plan::packed_words(tlen))
-            + align16(RESULT_HEADER + plen + tlen + 16)
-            + 32
+    /// Bytes a pair of `bases` bases (pattern and text) takes in the I/O
+    /// part, at most: its descriptor, packed sequences, result slot and
+    /// alignment padding.
+    fn io_bytes(bases: usize) -> usize {
+        DESC_BYTES + 4 * (plan::packed_words(bases) + 2) + align16(RESULT_HEADER + bases + 16) + 64
     }
 
     /// Threads per worker: a power of two from 32 to 256 (the kernel's
@@ -347,6 +338,8 @@ impl WfaRunner {
         max_workers: usize,
     ) -> Result<(Vec<(usize, usize)>, usize), DeviceError> {
         let full = params.full != 0;
+        let pen = WfPenalties::from_client(&attributes.penalties)
+            .map_err(|_| DeviceError("penalties rejected".into()))?;
         // Layout of the I/O part.
         let mut placed = Vec::with_capacity(chunk.len());
         let mut at = align16(DESCS_AT + DESC_BYTES * chunk.len());
@@ -363,7 +356,7 @@ impl WfaRunner {
             let text = pattern + align16(4 * plan::packed_words(plen));
             at = text + align16(4 * plan::packed_words(tlen));
             max_bases = max_bases.max(plen + tlen);
-            let bound = Params::score_bound(attributes, plen, tlen);
+            let bound = Params::score_bound(&pen, plen, tlen);
             max_score = max_score.max(bound);
             placed.push(Placed {
                 job,
@@ -398,8 +391,12 @@ impl WfaRunner {
         if results_end >= capacity || results_end > self.arena.host_capacity() {
             return Err(DeviceError("WFA chunk exceeds the arena".into()));
         }
-        let stride = ((capacity - results_end) / workers) & !255;
         let ring_global = if ring_in_shared { 0 } else { ring_bytes };
+        // As many workers as the arena gives a ring and some score table
+        // and codes each (a pair short of codes goes again with fewer).
+        let least = (ring_global + MIN_WORKER_EXTRA).next_multiple_of(256);
+        let workers = workers.min((capacity - results_end) / least).max(1);
+        let stride = ((capacity - results_end) / workers) & !255;
         let (max_scores, code_budget) = if full {
             let rest = stride.saturating_sub(ring_global);
             let max_scores = (max_score as usize + 1).min(rest / 16 / 8).max(1);
@@ -481,8 +478,6 @@ impl WfaRunner {
         let device_at = started.elapsed();
         let staging = self.arena.staging()?;
         let staging: &[u8] = staging;
-        let pen = WfPenalties::from_client(&attributes.penalties)
-            .map_err(|_| DeviceError("penalties rejected".into()))?;
         let decoded: Vec<Decoded> = crate::engine::cpu::install_for_devices(|| {
             use rayon::prelude::*;
             placed

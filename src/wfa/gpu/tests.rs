@@ -62,7 +62,11 @@ fn model_result(attributes: &AlignerAttributes, pattern: &[u8], text: &[u8]) -> 
     plan::pack_into(text, &mut tw);
     let (plen, tlen) = (pattern.len() as i32, text.len() as i32);
     let bounds = Bounds {
-        max_score: Params::score_bound(attributes, pattern.len(), text.len()),
+        max_score: Params::score_bound(
+            &WfPenalties::from_client(&attributes.penalties).ok()?,
+            pattern.len(),
+            text.len(),
+        ),
         code_budget: 1 << 24,
         max_scores: 1 << 16,
         path_cap: pattern.len() + text.len() + 16,
