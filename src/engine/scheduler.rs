@@ -12,7 +12,7 @@
 
 use std::collections::VecDeque;
 use std::panic::{AssertUnwindSafe, catch_unwind};
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::mpsc;
 use std::sync::{Arc, Condvar, Mutex, MutexGuard};
 use std::time::{Duration, Instant};
@@ -47,8 +47,8 @@ pub trait BatchRunner<J: Job>: Send + 'static {
     fn capacity(&self) -> usize;
 
     /// The most total [`Job::cost`] one batch may hold (at least one job is
-    /// always taken). Leaving work in the queue lets a CPU pool that helps
-    /// the devices (see [`Options::cpu_helps_above`]) take its share.
+    /// always taken), so that a large submission is cut into several
+    /// launches and spread over every executor.
     fn max_batch_cost(&self) -> u64 {
         u64::MAX
     }
@@ -84,13 +84,6 @@ pub struct Options {
     pub strict: bool,
     /// Consecutive failed batches after which an executor gives its device up.
     pub max_consecutive_failures: u32,
-    /// `Some(keep)`: once the CPU pool of a [`Scheduler::run_all`] has run
-    /// its own jobs, it takes queued device jobs (newest first) while more
-    /// than `keep` cost is queued, so a batch finishes sooner than on the
-    /// devices or the CPU alone. The remaining `keep` is left to the devices,
-    /// which are then expected to be faster than the CPU. Jobs must be small
-    /// for this to help: a CPU thread runs a taken job whole.
-    pub cpu_helps_above: Option<u64>,
 }
 
 impl Default for Options {
@@ -102,7 +95,6 @@ impl Default for Options {
             inline_cost_below: u64::MAX,
             strict: config.strict,
             max_consecutive_failures: 3,
-            cpu_helps_above: None,
         }
     }
 }
@@ -117,8 +109,6 @@ pub struct Stats {
     pub largest_batch: AtomicU64,
     pub rescued_jobs: AtomicU64,
     pub failed_batches: AtomicU64,
-    /// Device jobs the CPU pool took from the queue (not failures).
-    pub helped_jobs: AtomicU64,
 }
 
 impl Stats {
@@ -132,7 +122,6 @@ impl Stats {
             largest_batch: load(&self.largest_batch),
             rescued_jobs: load(&self.rescued_jobs),
             failed_batches: load(&self.failed_batches),
-            helped_jobs: load(&self.helped_jobs),
         }
     }
 }
@@ -147,7 +136,6 @@ pub struct StatsSnapshot {
     pub largest_batch: u64,
     pub rescued_jobs: u64,
     pub failed_batches: u64,
-    pub helped_jobs: u64,
 }
 
 type Reply<T> = mpsc::SyncSender<Result<T, ScheduleError>>;
@@ -160,16 +148,17 @@ struct Ticket<J: Job> {
 }
 
 impl<J: Job> Ticket<J> {
-    fn new(job: J, reply: Reply<J::Output>) -> Self {
+    /// A ticket and the receiver its reply arrives on; costs the job, so
+    /// call it before taking the lock.
+    fn new(job: J) -> (Self, mpsc::Receiver<Result<J::Output, ScheduleError>>) {
+        let (reply, receiver) = mpsc::sync_channel(1);
         let cost = job.cost();
-        Ticket { job, reply, cost }
+        (Ticket { job, reply, cost }, receiver)
     }
 }
 
 struct State<J: Job> {
     queue: VecDeque<Ticket<J>>,
-    /// Sum of the queued tickets' costs.
-    queued_cost: u64,
     /// Callers currently inside `submit`, inline ones included: a caller that
     /// sees others means concurrency worth batching.
     active_callers: usize,
@@ -206,7 +195,6 @@ impl<J: Job> Scheduler<J> {
         let shared = Arc::new(Shared {
             state: Mutex::new(State {
                 queue: VecDeque::new(),
-                queued_cost: 0,
                 active_callers: 0,
                 live_executors: 0,
                 shutting_down: false,
@@ -253,11 +241,11 @@ impl<J: Job> Scheduler<J> {
     /// runs it on its own thread; otherwise the job joins the device queue.
     pub fn submit(&self, job: J) -> Result<J::Output, ScheduleError> {
         let shared = &self.shared;
+        let eligible = job.gpu_eligible();
+        let cheap = job.cost() < shared.options.inline_cost_below;
         let mut state = shared.lock();
         let others_active = state.active_callers > 0 || !state.queue.is_empty();
-        let inline = state.live_executors == 0
-            || !job.gpu_eligible()
-            || (!others_active && job.cost() < shared.options.inline_cost_below);
+        let inline = state.live_executors == 0 || !eligible || (!others_active && cheap);
         state.active_callers += 1;
         if inline {
             drop(state);
@@ -266,8 +254,9 @@ impl<J: Job> Scheduler<J> {
             shared.lock().active_callers -= 1;
             return Ok(output);
         }
-        let (reply, receiver) = mpsc::sync_channel(1);
-        let outcome = match enqueue(shared, state, Ticket::new(job, reply)) {
+        drop(state);
+        let (ticket, receiver) = Ticket::new(job);
+        let outcome = match enqueue(shared, shared.lock(), ticket) {
             Ok(()) => wait(&receiver),
             Err(ticket) => Ok(ticket.job.run_cpu()),
         };
@@ -293,30 +282,23 @@ impl<J: Job> Scheduler<J> {
                 for_cpu.push((index, job));
             }
         }
-        let all_queued = AtomicBool::new(false);
         let cpu_outputs = super::cpu::install(|| {
             rayon::join(
                 || {
                     for (index, job) in to_queue {
-                        let (reply, receiver) = mpsc::sync_channel(1);
-                        let state = shared.lock();
-                        match enqueue(shared, state, Ticket::new(job, reply)) {
+                        let (ticket, receiver) = Ticket::new(job);
+                        match enqueue(shared, shared.lock(), ticket) {
                             Ok(()) => waiting.push((index, Some(receiver), None)),
                             Err(ticket) => waiting.push((index, None, Some(ticket.job))),
                         }
                     }
-                    all_queued.store(true, Ordering::Release);
                 },
                 || {
                     use rayon::prelude::*;
-                    let outputs = for_cpu
+                    for_cpu
                         .into_par_iter()
                         .map(|(index, job)| (index, job.run_cpu()))
-                        .collect::<Vec<_>>();
-                    if let (true, Some(keep)) = (use_devices, shared.options.cpu_helps_above) {
-                        help_devices(shared, keep, &all_queued);
-                    }
-                    outputs
+                        .collect::<Vec<_>>()
                 },
             )
             .1
@@ -349,39 +331,6 @@ impl<J: Job> Drop for Scheduler<J> {
     }
 }
 
-/// The CPU pool's help for the devices: every pool thread runs queued
-/// device jobs, newest first, while more than `keep` cost is queued and
-/// until the caller has queued all of its jobs.
-fn help_devices<J: Job>(shared: &Shared<J>, keep: u64, all_queued: &AtomicBool) {
-    use rayon::prelude::*;
-    (0..super::cpu::threads()).into_par_iter().for_each(|_| {
-        loop {
-            let ticket = {
-                let mut state = shared.lock();
-                let ticket = if state.queued_cost > keep {
-                    state.queue.pop_back()
-                } else {
-                    None
-                };
-                if let Some(t) = &ticket {
-                    state.queued_cost = state.queued_cost.saturating_sub(t.cost);
-                }
-                ticket
-            };
-            match ticket {
-                Some(ticket) => {
-                    shared.space_free.notify_all();
-                    shared.stats.helped_jobs.fetch_add(1, Ordering::Relaxed);
-                    let output = ticket.job.run_cpu();
-                    let _ = ticket.reply.send(Ok(output));
-                }
-                None if all_queued.load(Ordering::Acquire) => break,
-                None => std::thread::sleep(Duration::from_micros(200)),
-            }
-        }
-    });
-}
-
 /// Puts a ticket in the queue, waiting while the queue is full. Gives the
 /// ticket back when no executor is left to take it.
 fn enqueue<J: Job>(
@@ -398,7 +347,6 @@ fn enqueue<J: Job>(
     if state.live_executors == 0 {
         return Err(ticket);
     }
-    state.queued_cost = state.queued_cost.saturating_add(ticket.cost);
     state.queue.push_back(ticket);
     shared.stats.queued_jobs.fetch_add(1, Ordering::Relaxed);
     drop(state);
@@ -525,8 +473,6 @@ fn take_batch<J: Job>(
         }
     }
     let batch: Vec<Ticket<J>> = state.queue.drain(..take).collect();
-    let taken: u64 = batch.iter().map(|t| t.cost).sum();
-    state.queued_cost = state.queued_cost.saturating_sub(taken);
     drop(state);
     shared.space_free.notify_all();
     Some(batch)
@@ -569,7 +515,6 @@ fn retire<J: Job>(shared: &Arc<Shared<J>>) {
         let mut state = shared.lock();
         state.live_executors -= 1;
         if state.live_executors == 0 {
-            state.queued_cost = 0;
             state.queue.drain(..).collect()
         } else {
             Vec::new()
@@ -653,7 +598,6 @@ mod tests {
             inline_cost_below: 1_000,
             strict,
             max_consecutive_failures: 1_000_000,
-            cpu_helps_above: None,
         }
     }
 
@@ -827,44 +771,23 @@ mod tests {
     }
 
     #[test]
-    fn batches_respect_the_runner_cost_limit_and_the_cpu_helps() {
+    fn batches_respect_the_runner_cost_limit() {
         let costs = Arc::new(Mutex::new(Vec::new()));
         let runner = SlowDevice {
             max_cost: 5,
             batch_costs: costs.clone(),
         };
-        let mut opts = options(false);
-        opts.cpu_helps_above = Some(10);
-        let s = Scheduler::new(vec![Box::new(runner)], opts);
-        // Every job costs 1: 400 jobs are 80 device batches of 20 ms if the
-        // device ran them all, 40 ms of CPU time.
-        let results = s.run_all((0..400).map(|_| Square(10)).collect());
-        assert!(results.iter().all(|r| r.as_ref().unwrap().0 == 100));
-        let on_device = results
-            .iter()
-            .filter(|r| r.as_ref().unwrap().1 == "device")
-            .count();
-        let stats = s.stats();
-        assert!(stats.helped_jobs > 0, "the CPU pool took no device job");
-        assert_eq!(on_device as u64 + stats.helped_jobs, 400);
-        assert!(on_device > 0, "the device got nothing");
-        // Each batch: at most the limit, or a single job over it.
-        assert!(costs.lock().unwrap().iter().all(|&c| c <= 5));
-        // The last `keep` (10 jobs) is left to the device.
-        assert!(on_device >= 10);
-    }
-
-    #[test]
-    fn without_help_every_eligible_job_runs_on_the_device() {
-        let costs = Arc::new(Mutex::new(Vec::new()));
-        let runner = SlowDevice {
-            max_cost: 1_000,
-            batch_costs: costs,
-        };
         let s = Scheduler::new(vec![Box::new(runner)], options(false));
+        // Every job costs 1: 100 jobs, at most 5 per batch, all on the device.
         let results = s.run_all((0..100).map(|_| Square(10)).collect());
-        assert!(results.iter().all(|r| r.as_ref().unwrap().1 == "device"));
-        assert_eq!(s.stats().helped_jobs, 0);
+        assert!(
+            results
+                .iter()
+                .all(|r| r.as_ref().unwrap() == &(100, "device"))
+        );
+        let costs = costs.lock().unwrap();
+        assert!(costs.iter().all(|&c| c <= 5), "{costs:?}");
+        assert_eq!(costs.iter().sum::<u64>(), 100);
     }
 
     #[test]
