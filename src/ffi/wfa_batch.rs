@@ -372,10 +372,14 @@ fn check_pair(
     Ok((p, t))
 }
 
-fn set_index(out_index: *mut usize, index: usize) {
-    // SAFETY: null or writable per the callers' contracts.
-    if let Some(out) = unsafe { out_index.as_mut() } {
-        *out = index;
+/// Writes `value` to an optional `size_t` output.
+///
+/// # Safety
+/// `out` must be null or writable.
+unsafe fn write_size(out: *mut usize, value: usize) {
+    // SAFETY: null or writable per the contract.
+    if let Some(out) = unsafe { out.as_mut() } {
+        *out = value;
     }
 }
 
@@ -396,28 +400,8 @@ pub unsafe extern "C" fn seqshim_wfa_batch_add(
     text_len: i32,
     out_index: *mut usize,
 ) -> seqshim_wfa_status_t {
-    ffi_guard!(SEQSHIM_WFA_E_INTERNAL, {
-        // SAFETY: null or a live batch per the contract.
-        let Some(b) = (unsafe { b.as_mut() }) else {
-            return SEQSHIM_WFA_E_ARG;
-        };
-        let (p, t) = match check_pair(b, pattern, pattern_len, text, text_len) {
-            Ok(lengths) => lengths,
-            Err(status) => return status,
-        };
-        // SAFETY: readable for their lengths per the contract.
-        let (Some(ps), Some(ts)) = (unsafe {
-            (
-                super::guard::bytes(pattern.cast(), p),
-                super::guard::bytes(text.cast(), t),
-            )
-        }) else {
-            return SEQSHIM_WFA_E_ARG;
-        };
-        let index = b.batch.add(ps, ts);
-        set_index(out_index, index);
-        SEQSHIM_WFA_OK
-    })
+    // SAFETY: forwarded contract.
+    unsafe { add_pair(b, pattern, pattern_len, text, text_len, out_index, false) }
 }
 
 /// Adds a pair without copying it: the batch keeps the two pointers and
@@ -437,6 +421,25 @@ pub unsafe extern "C" fn seqshim_wfa_batch_add_borrowed(
     text_len: i32,
     out_index: *mut usize,
 ) -> seqshim_wfa_status_t {
+    // SAFETY: forwarded contract.
+    unsafe { add_pair(b, pattern, pattern_len, text, text_len, out_index, true) }
+}
+
+/// The two add functions: checks the pair, then copies it or keeps its
+/// pointers for the run.
+///
+/// # Safety
+/// As `seqshim_wfa_batch_add`, and for `borrow` as
+/// `seqshim_wfa_batch_add_borrowed`.
+unsafe fn add_pair(
+    b: *mut seqshim_wfa_batch_t,
+    pattern: *const c_char,
+    pattern_len: i32,
+    text: *const c_char,
+    text_len: i32,
+    out_index: *mut usize,
+    borrow: bool,
+) -> seqshim_wfa_status_t {
     ffi_guard!(SEQSHIM_WFA_E_INTERNAL, {
         // SAFETY: null or a live batch per the contract.
         let Some(b) = (unsafe { b.as_mut() }) else {
@@ -446,15 +449,30 @@ pub unsafe extern "C" fn seqshim_wfa_batch_add_borrowed(
             Ok(lengths) => lengths,
             Err(status) => return status,
         };
-        let slot = b.batch.reserve();
-        b.borrowed.push(Borrowed {
-            slot,
-            pattern: pattern.cast(),
-            pattern_len: p,
-            text: text.cast(),
-            text_len: t,
-        });
-        set_index(out_index, slot);
+        let index = if borrow {
+            let slot = b.batch.reserve();
+            b.borrowed.push(Borrowed {
+                slot,
+                pattern: pattern.cast(),
+                pattern_len: p,
+                text: text.cast(),
+                text_len: t,
+            });
+            slot
+        } else {
+            // SAFETY: readable for their lengths per the contract.
+            let (Some(ps), Some(ts)) = (unsafe {
+                (
+                    super::guard::bytes(pattern.cast(), p),
+                    super::guard::bytes(text.cast(), t),
+                )
+            }) else {
+                return SEQSHIM_WFA_E_ARG;
+            };
+            b.batch.add(ps, ts)
+        };
+        // SAFETY: null or writable per the contract.
+        unsafe { write_size(out_index, index) };
         SEQSHIM_WFA_OK
     })
 }
@@ -478,9 +496,8 @@ pub unsafe extern "C" fn seqshim_wfa_batch_run(
         let Some(b) = (unsafe { b.as_mut() }) else {
             return SEQSHIM_WFA_E_ARG;
         };
-        let borrowed = std::mem::take(&mut b.borrowed);
-        let mut lent = Vec::with_capacity(borrowed.len());
-        for pending in &borrowed {
+        let mut lent = Vec::with_capacity(b.borrowed.len());
+        for pending in &b.borrowed {
             // SAFETY: checked non-null (or empty) at add time and, per the
             // contract of seqshim_wfa_batch_add_borrowed, still readable.
             let (Some(pattern), Some(text)) = (unsafe {
@@ -498,16 +515,20 @@ pub unsafe extern "C" fn seqshim_wfa_batch_run(
             });
         }
         b.batch.run_with(&lent);
+        b.borrowed.clear();
         SEQSHIM_WFA_OK
     })
 }
 
-fn result_of<'a>(
+/// The result of pair `index`, or the status saying why there is none.
+///
+/// # Safety
+/// `b` must be null or a live batch that outlives the returned borrow.
+unsafe fn result_of<'a>(
     b: *const seqshim_wfa_batch_t,
     index: usize,
 ) -> Result<&'a PairResult, seqshim_wfa_status_t> {
-    // SAFETY: null or a live batch per the callers' contracts; the result
-    // lives as long as the batch, which the callers' borrows do not outlive.
+    // SAFETY: null or a live batch per the contract.
     let Some(b) = (unsafe { b.as_ref() }) else {
         return Err(SEQSHIM_WFA_E_ARG);
     };
@@ -536,7 +557,9 @@ pub unsafe extern "C" fn seqshim_wfa_batch_result(
     score: *mut i32,
 ) -> seqshim_wfa_status_t {
     ffi_guard!(SEQSHIM_WFA_E_INTERNAL, {
-        let r = match result_of(b, index) {
+        // SAFETY: null or a live batch per the contract; `r` is used only
+        // within this call.
+        let r = match unsafe { result_of(b, index) } {
             Ok(r) => r,
             Err(e) => return e,
         };
@@ -580,7 +603,9 @@ pub unsafe extern "C" fn seqshim_wfa_batch_cigar(
         if operations.is_null() || length.is_null() {
             return SEQSHIM_WFA_E_ARG;
         }
-        let r = match result_of(b, index) {
+        // SAFETY: null or a live batch per the contract; `r` is used only
+        // within this call.
+        let r = match unsafe { result_of(b, index) } {
             Ok(r) if r.outcome.is_err() => return SEQSHIM_WFA_E_REFUSED,
             Ok(r) => r,
             Err(e) => return e,
@@ -617,14 +642,17 @@ pub unsafe extern "C" fn seqshim_wfa_batch_cigar_sam(
     needed: *mut usize,
 ) -> seqshim_wfa_status_t {
     ffi_guard!(SEQSHIM_WFA_E_INTERNAL, {
-        let r = match result_of(b, index) {
+        // SAFETY: null or a live batch per the contract; `r` is used only
+        // within this call.
+        let r = match unsafe { result_of(b, index) } {
             Ok(r) if r.outcome.is_err() => return SEQSHIM_WFA_E_REFUSED,
             Ok(r) => r,
             Err(e) => return e,
         };
         let text = batch::sam_cigar(&r.operations);
         let size = text.len() + 1;
-        set_index(needed, size);
+        // SAFETY: null or writable per the contract.
+        unsafe { write_size(needed, size) };
         if buffer.is_null() || capacity < size {
             return if buffer.is_null() && capacity > 0 {
                 SEQSHIM_WFA_E_ARG
@@ -673,8 +701,11 @@ pub unsafe extern "C" fn seqshim_wfa_batch_routing(
             return SEQSHIM_WFA_E_ARG;
         };
         let last = b.batch.last_run();
-        set_index(to_gpu, last.to_devices);
-        set_index(to_cpu, last.to_cpu);
+        // SAFETY: each null or writable per the contract.
+        unsafe {
+            write_size(to_gpu, last.to_devices);
+            write_size(to_cpu, last.to_cpu);
+        }
         SEQSHIM_WFA_OK
     })
 }
