@@ -239,9 +239,9 @@ fn gpu_vs_cpu_pool_benchmark() {
         })
     });
     assert_eq!(gpu_pairs, cpu_pairs);
-    // Untimed, read by read: a batch this size spans several launches on
-    // both lanes, so this also checks that lanes are reused without mixing
-    // up reads.
+    // Untimed, read by read. At the default size the batch spans several
+    // launches on both lanes (the count is printed), so this also checks
+    // that lanes are reused without mixing up reads.
     let launches_before = runner.launches();
     let gpu_out = runner.run_batch(&jobs).expect("GPU batch");
     let launches = runner.launches() - launches_before;

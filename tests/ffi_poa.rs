@@ -131,7 +131,7 @@ const MODES: &[Mode] = &[
     },
 ];
 
-/// The edge cases of the issue, `count` windows of each kind.
+/// The edge cases (empty, single-read, identical, ...), `count` windows of each kind.
 fn edge_windows(rng: &mut Rng, count: usize) -> Vec<(&'static str, Vec<Vec<u8>>)> {
     let mut out = Vec::new();
     for _ in 0..count {
@@ -169,8 +169,8 @@ fn poa_program_on_the_abi_matches_the_poa_binary() {
     let boa = boa_matrix_file(&dir);
     let mut rng = Rng(4242);
     // 1,010 random windows per mode x 7 modes (both matrices, global and
-    // local, with and without -hb), plus the edge cases: the issue asks for
-    // at least 5,000 windows through the C ABI compared with the real binary.
+    // local, with and without -hb), plus the edge cases: at least 5,000
+    // windows through the C ABI compared with the real binary.
     let classes = [
         ((2, 8), (8, 63), 700),
         ((9, 16), (32, 127), 250),

@@ -237,7 +237,7 @@ static SCHEDULER: once_cell::sync::Lazy<Scheduler<WfaJob>> = once_cell::sync::La
     // The CPU pool does not take queued device jobs: on an H200 with 16
     // cores, a pool that helped (while more than a quarter of a device batch
     // per stream was queued) took the host cores that pack and decode the
-    // GPU's launches, and the batch API ran up to 2.5x slower at 1-10 kbp
+    // GPU's launches, and the batch API ran up to 2.4x slower at 1-10 kbp
     // (BENCHMARKS.md). Pairs a GPU cannot take still run on the pool,
     // alongside.
     let options = scheduler::Options::default();
