@@ -224,8 +224,15 @@ impl WfaRunner {
                     }
                 }
             }
-            taken.sort_by_key(|&(_, _, bases)| bases);
-            for class in taken.chunk_by(|a, b| Self::block_size(a.2) == Self::block_size(b.2)) {
+            let class = Self::default_block;
+            if let Some(&(_, _, first)) = taken.first()
+                && taken
+                    .iter()
+                    .any(|&(_, _, bases)| class(bases) != class(first))
+            {
+                taken.sort_unstable_by_key(|&(_, _, bases)| bases);
+            }
+            for class in taken.chunk_by(|a, b| class(a.2) == class(b.2)) {
                 let io = class.iter().map(|&(_, _, bases)| Self::io_bytes(bases));
                 for range in crate::wfa::batch::chunks(io, usize::MAX, budget as u64) {
                     let chunk: Vec<(usize, usize)> =
@@ -288,9 +295,13 @@ impl WfaRunner {
         if let Some(b) = tuning("SEQSHIM_WFA_BLOCK") {
             return (b as u32).clamp(32, 256).next_power_of_two();
         }
-        // Measured on an H200: short pairs gain from more, smaller workers;
-        // long ones lose from blocks larger than 128 threads.
-        match max_bases {
+        Self::default_block(max_bases)
+    }
+
+    /// Measured on an H200: short pairs gain from more, smaller workers;
+    /// long ones lose from blocks larger than 128 threads.
+    fn default_block(bases: usize) -> u32 {
+        match bases {
             0..=600 => 32,
             601..=4000 => 64,
             _ => 128,
