@@ -2,10 +2,13 @@
 //
 // seqshim_wfa_align: a pool of workers (one per block) takes pairs from an
 // atomic counter; the block's threads share the diagonals of each wavefront,
-// with one barrier per phase of a score step. Reductions over a wavefront
-// (its live range, the wf-adaptive and edit cut-offs) fold in registers and
-// across each warp, then take one shared atomic per warp. src/wfa/gpu/model.rs is this
-// kernel statement for statement in Rust and is tested against the CPU
+// with a barrier where one phase of a score step reads what another wrote.
+// Reductions over a wavefront (its live range, the wf-adaptive and edit
+// cut-offs) fold in registers and across each warp, then take one shared
+// atomic per warp. The kernel is issue-bound (ncu: an instruction issued on
+// three cycles in four), so the per-step bookkeeping that every warp repeats
+// is kept lean: ring slots are stepped, not divided. src/wfa/gpu/model.rs is
+// this kernel statement for statement in Rust and is tested against the CPU
 // aligner; keep the two in step.
 //
 // Per worker: a ring of the last `scope` wavefronts (M, I, D offsets), in
@@ -63,7 +66,8 @@ struct WfaShared {
     i32 end_k;
     i32 first[3];
     i32 last[3];
-    i32 min_d;
+    i32 adapt_min;  // wf-adaptive: least distance to the end
+    i32 prune_min;  // edit prune: least distance to the end
     i32 cut_first;
     i32 cut_last;
 };
@@ -91,19 +95,21 @@ __device__ __forceinline__ bool wfa_inside(int k, int o, int plen, int tlen) {
     return (u32)o <= (u32)tlen && (u32)(o - k) <= (u32)plen;
 }
 
+// The last `scope` wavefronts, slot s % scope holding score s. Slots are
+// stepped along with the score (no division in the loop): `back` is the
+// slot `d` scores before `slot`, for 0 <= d < scope.
 struct WfaRing {
     i32* cells;
     WfaShared* sh;
     int width, shift, scope;
 
-    __device__ __forceinline__ int slot(int s) const { return s % scope; }
-    __device__ __forceinline__ int at(int c, int s, int k) const {
-        return (slot(s) * 3 + c) * width + k + shift;
+    __device__ __forceinline__ int back(int slot, int d) const {
+        const int t = slot - d;
+        return t < 0 ? t + scope : t;
     }
-    __device__ __forceinline__ bool live(int c, int s) const {
-        if (s < 0) return false;
-        const int m = slot(s) * 3 + c;
-        return sh->present[m] && sh->lo[m] <= sh->hi[m];
+    // Diagonal 0 of component `c` in `slot`.
+    __device__ __forceinline__ i32* at0(int c, int slot) const {
+        return cells + (slot * 3 + c) * width + shift;
     }
 };
 
@@ -118,13 +124,30 @@ __device__ __forceinline__ int wfa_best(int k, int o, int plen, int tlen) {
 #define WFA_FULL_MASK 0xffffffffu
 
 __device__ __forceinline__ int wfa_warp_min(int v) {
+#if __CUDA_ARCH__ >= 800
+    return __reduce_min_sync(WFA_FULL_MASK, v);
+#else
     for (int o = 16; o > 0; o >>= 1) v = min(v, __shfl_xor_sync(WFA_FULL_MASK, v, o));
     return v;
+#endif
 }
 
 __device__ __forceinline__ int wfa_warp_max(int v) {
+#if __CUDA_ARCH__ >= 800
+    return __reduce_max_sync(WFA_FULL_MASK, v);
+#else
     for (int o = 16; o > 0; o >>= 1) v = max(v, __shfl_xor_sync(WFA_FULL_MASK, v, o));
     return v;
+#endif
+}
+
+// The OR of `word` over the 8 lanes (8j..8j+7) that share a code word.
+// Shuffles: a masked __reduce_or_sync measured 5-8 % slower on an H200.
+__device__ __forceinline__ u32 wfa_or8(u32 word) {
+    word |= __shfl_xor_sync(WFA_FULL_MASK, word, 1);
+    word |= __shfl_xor_sync(WFA_FULL_MASK, word, 2);
+    word |= __shfl_xor_sync(WFA_FULL_MASK, word, 4);
+    return word;
 }
 
 // Folds every thread's `v` into `*target`: one shared atomic per warp
@@ -140,39 +163,52 @@ __device__ __forceinline__ void wfa_block_max(int* target, int v) {
     if ((threadIdx.x & 31) == 0 && v != WFA_SMALL) atomicMax(target, v);
 }
 
-// One input wavefront of a score step, read straight from the ring: the
-// range and the address of diagonal 0 are looked up once per step.
+// One input wavefront of a score step, read straight from the ring: whether
+// it exists, its range and the address of diagonal 0, looked up once per
+// step.
 struct WfaSource {
     const i32* at0;
     int lo, hi;
+    bool present;
 
     __device__ __forceinline__ int get(int k) const {
         return (k >= lo && k <= hi) ? at0[k] : WFA_NULL;
     }
+    // What upstream calls a non-null wavefront.
+    __device__ __forceinline__ bool live() const { return present && lo <= hi; }
 };
 
-__device__ __forceinline__ WfaSource wfa_source(const WfaRing& r, int c, int s) {
+// Component `c` of score `s` (in `slot`); an absent source for s < 0.
+__device__ __forceinline__ WfaSource wfa_source(const WfaRing& r, int c, int s, int slot) {
     WfaSource x;
     x.at0 = r.cells;
     x.lo = 1;
     x.hi = 0;
+    x.present = false;
     if (s >= 0) {
-        const int m = r.slot(s) * 3 + c;
+        const int m = slot * 3 + c;
         if (r.sh->present[m]) {
+            x.present = true;
             x.lo = r.sh->lo[m];
             x.hi = r.sh->hi[m];
-            x.at0 = r.cells + m * r.width + r.shift;
+            x.at0 = r.at0(c, slot);
         }
     }
     return x;
 }
 
 // One pair; every thread of the block calls it, control flow is uniform.
+//
+// Barriers: a score step has at least one, so no thread is ever a step
+// ahead of another. Shared values are reset by thread 0 right after their
+// last reader has passed a barrier (end_k, the reductions' targets), so a
+// step does not open with a reset and the two barriers it would need.
 __device__ void wfa_align_pair(const WfaParams& p, unsigned char* base, const WfaPair& d,
                                WfaRing& r, int4* __restrict__ table, u32* __restrict__ codes,
                                int max_scores, long long code_budget) {
     WfaShared* sh = r.sh;
     const int tid = threadIdx.x, nt = blockDim.x;
+    const int nt_log2 = __ffs(nt) - 1;  // blocks are a power of two
     const int plen = d.plen, tlen = d.tlen;
     const u32* __restrict__ P = (const u32*)(base + d.pattern);
     const u32* __restrict__ T = (const u32*)(base + d.text);
@@ -188,17 +224,31 @@ __device__ void wfa_align_pair(const WfaParams& p, unsigned char* base, const Wf
     // Score 0.
     const int lo0 = p.wide_start ? -p.pattern_begin_free : 0;
     const int hi0 = p.wide_start ? p.text_begin_free : 0;
-    for (int k = lo0 + tid; k <= hi0; k += nt) {
-        int v;
-        if (k == 0) v = 0;
-        else if (p.ends_free && p.wide_start) v = k > 0 ? k : 0;
-        else v = WFA_NULL;
-        r.cells[r.at(WFA_M, 0, k)] = v;
+    {
+        i32* m0 = r.at0(WFA_M, 0);
+        for (int k = lo0 + tid; k <= hi0; k += nt) {
+            int v;
+            if (k == 0) v = 0;
+            else if (p.ends_free && p.wide_start) v = k > 0 ? k : 0;
+            else v = WFA_NULL;
+            m0[k] = v;
+        }
     }
     for (int i = tid; i < scope * 3; i += nt) {
         sh->present[i] = (i == WFA_M) ? 1 : 0;
         sh->lo[i] = (i == WFA_M) ? lo0 : 0;
         sh->hi[i] = (i == WFA_M) ? hi0 : 0;
+    }
+    if (tid == 0) {
+        sh->end_k = WFA_BIG;
+        sh->adapt_min = max(plen, tlen);
+        sh->prune_min = WFA_BIG;
+        sh->cut_first = WFA_BIG;
+        sh->cut_last = WFA_SMALL;
+        for (int c = 0; c < 3; ++c) {
+            sh->first[c] = WFA_BIG;
+            sh->last[c] = WFA_SMALL;
+        }
     }
     __syncthreads();
 
@@ -206,32 +256,24 @@ __device__ void wfa_align_pair(const WfaParams& p, unsigned char* base, const Wf
     int null_steps = 0;
     long long code_used = 0;
     int score = 0;
+    int cur = 0;  // the slot of `score`
     bool done = false;  // uniform
     int short_of_memory = 0;  // uniform: the worker's slice was too small
     int end_k = 0;
     for (;;) {
         // ---- extend `score`
-        const int slot = r.slot(score);
-        const int mi = slot * 3 + WFA_M;
+        const int mi = cur * 3 + WFA_M;
         const bool present = sh->present[mi] != 0;
         const int lo = sh->lo[mi], hi = sh->hi[mi];
-        __syncthreads();  // everyone has read the ranges before they change
+        i32* const m_cells = r.at0(WFA_M, cur);
         if (!present) {
             if (null_steps > scope) break;  // unfeasible: the CPU path decides
         } else {
-            if (tid == 0) {
-                sh->end_k = WFA_BIG;
-                sh->min_d = max(plen, tlen);
-                sh->cut_first = WFA_BIG;
-                sh->cut_last = WFA_SMALL;
-            }
-            __syncthreads();
             for (int k = lo + tid; k <= hi; k += nt) {
-                const int idx = r.at(WFA_M, score, k);
-                int o = r.cells[idx];
+                int o = m_cells[k];
                 if (o == WFA_NULL) continue;
                 o += wfa_lcp(P, plen, T, tlen, o - k, o);
-                r.cells[idx] = o;
+                m_cells[k] = o;
                 bool ends;
                 if (p.ends_free) {
                     const int h = o, v = o - k;
@@ -253,16 +295,16 @@ __device__ void wfa_align_pair(const WfaParams& p, unsigned char* base, const Wf
                 if (steps_wait <= 0 && hi - lo + 1 >= p.min_wavefront_length) {
                     int mine = WFA_BIG;
                     for (int k = lo + tid; k <= hi; k += nt)
-                        mine = min(mine, wfa_dist(r.cells[r.at(WFA_M, score, k)], k, plen, tlen));
-                    wfa_block_min(&sh->min_d, mine);
+                        mine = min(mine, wfa_dist(m_cells[k], k, plen, tlen));
+                    wfa_block_min(&sh->adapt_min, mine);
                     __syncthreads();
-                    const int min_d = sh->min_d;
+                    const int min_d = sh->adapt_min;
                     const int thr = p.max_distance_threshold;
                     const int alignment_k = tlen - plen;
                     const int top = min(alignment_k, hi);
                     mine = WFA_BIG;
                     for (int k = lo + tid; k < top; k += nt) {
-                        if (wfa_dist(r.cells[r.at(WFA_M, score, k)], k, plen, tlen) - min_d <= thr)
+                        if (wfa_dist(m_cells[k], k, plen, tlen) - min_d <= thr)
                             mine = min(mine, k);
                     }
                     wfa_block_min(&sh->cut_first, mine);
@@ -271,7 +313,7 @@ __device__ void wfa_align_pair(const WfaParams& p, unsigned char* base, const Wf
                     const int bottom = max(alignment_k, new_lo);
                     mine = WFA_SMALL;
                     for (int k = bottom + 1 + tid; k <= hi; k += nt) {
-                        if (wfa_dist(r.cells[r.at(WFA_M, score, k)], k, plen, tlen) - min_d <= thr)
+                        if (wfa_dist(m_cells[k], k, plen, tlen) - min_d <= thr)
                             mine = max(mine, k);
                     }
                     wfa_block_max(&sh->cut_last, mine);
@@ -283,13 +325,16 @@ __device__ void wfa_align_pair(const WfaParams& p, unsigned char* base, const Wf
                         sh->hi[mi] = new_hi;
                         if (affine) {
                             for (int c = WFA_I; c <= WFA_D; ++c) {
-                                const int m = slot * 3 + c;
+                                const int m = cur * 3 + c;
                                 if (sh->present[m]) {
                                     sh->lo[m] = max(sh->lo[m], new_lo);
                                     sh->hi[m] = min(sh->hi[m], new_hi);
                                 }
                             }
                         }
+                        sh->adapt_min = max(plen, tlen);
+                        sh->cut_first = WFA_BIG;
+                        sh->cut_last = WFA_SMALL;
                     }
                     steps_wait = p.steps_between_cutoffs;
                     __syncthreads();
@@ -303,21 +348,34 @@ __device__ void wfa_align_pair(const WfaParams& p, unsigned char* base, const Wf
             short_of_memory = 1;
             break;
         }
-        const int out = r.slot(score);
+        const int out = cur + 1 == scope ? 0 : cur + 1;
+        cur = out;
+        WfaSource s_x, s_o, s_ie, s_de;
         int clo, chi;
         bool has_i = false, has_d = false;
         if (unit) {
-            const int pm = r.slot(score - 1) * 3 + WFA_M;
-            clo = sh->lo[pm] - 1;
-            chi = sh->hi[pm] + 1;
+            // Score - 1 always has an M wavefront (a step without one ends
+            // the pair below).
+            s_o = wfa_source(r, WFA_M, score - 1, r.back(out, 1));
+            s_x = p.metric == WFA_INDEL ? wfa_source(r, WFA_M, -1, 0) : s_o;
+            s_ie = wfa_source(r, WFA_I, -1, 0);
+            s_de = s_ie;
+            clo = s_o.lo - 1;
+            chi = s_o.hi + 1;
         } else {
-            const bool misms = r.live(WFA_M, score - p.mismatch);
-            const bool open = r.live(WFA_M, score - p.open);
-            const bool ie = affine && r.live(WFA_I, score - p.extension);
-            const bool de = affine && r.live(WFA_D, score - p.extension);
+            s_x = wfa_source(r, WFA_M, score - p.mismatch, r.back(out, p.mismatch));
+            s_o = wfa_source(r, WFA_M, score - p.open, r.back(out, p.open));
+            const int se = affine ? score - p.extension : -1;
+            const int e_slot = r.back(out, p.extension);
+            s_ie = wfa_source(r, WFA_I, se, e_slot);
+            s_de = wfa_source(r, WFA_D, se, e_slot);
+            const bool misms = s_x.live();
+            const bool open = s_o.live();
+            const bool ie = s_ie.live();
+            const bool de = s_de.live();
             if (!(misms || open || ie || de)) {
+                // No thread reads this slot's flags before the barrier.
                 null_steps += 1;
-                __syncthreads();
                 if (tid < 3) sh->present[out * 3 + tid] = 0;
                 __syncthreads();
                 continue;
@@ -328,25 +386,21 @@ __device__ void wfa_align_pair(const WfaParams& p, unsigned char* base, const Wf
             clo = 1;
             chi = -1;
             if (misms) {
-                const int m = r.slot(score - p.mismatch) * 3 + WFA_M;
-                clo = sh->lo[m];
-                chi = sh->hi[m];
+                clo = s_x.lo;
+                chi = s_x.hi;
             }
-            {
-                int a = 1, b = -1;
-                if (open) { const int m = r.slot(score - p.open) * 3 + WFA_M; a = sh->lo[m]; b = sh->hi[m]; }
-                clo = min(clo, a - 1);
-                chi = max(chi, b + 1);
+            if (open) {
+                clo = min(clo, s_o.lo - 1);
+                chi = max(chi, s_o.hi + 1);
+            } else {
+                clo = min(clo, 0);
+                chi = max(chi, 0);
             }
             if (affine) {
-                int a = 1, b = -1;
-                if (ie) { const int m = r.slot(score - p.extension) * 3 + WFA_I; a = sh->lo[m]; b = sh->hi[m]; }
-                clo = min(clo, a + 1);
-                chi = max(chi, b + 1);
-                a = 1; b = -1;
-                if (de) { const int m = r.slot(score - p.extension) * 3 + WFA_D; a = sh->lo[m]; b = sh->hi[m]; }
-                clo = min(clo, a - 1);
-                chi = max(chi, b - 1);
+                clo = min(clo, ie ? s_ie.lo + 1 : 2);
+                chi = max(chi, ie ? s_ie.hi + 1 : 0);
+                clo = min(clo, de ? s_de.lo - 1 : 0);
+                chi = max(chi, de ? s_de.hi - 1 : -2);
             }
         }
         // Codes are 4-bit cells, 8 per word; each score starts a new word, so
@@ -362,26 +416,13 @@ __device__ void wfa_align_pair(const WfaParams& p, unsigned char* base, const Wf
             code_used = code_base + n;
             if (tid == 0) table[score] = make_int4(clo, chi, (int)(code_base & 0x7fffffff), (int)(code_base >> 31));
         }
-        if (tid == 0) {
-            for (int c = 0; c < 3; ++c) {
-                sh->first[c] = WFA_BIG;
-                sh->last[c] = WFA_SMALL;
-            }
-        }
-        __syncthreads();
-        const int sx = unit ? score - 1 : score - p.mismatch;
-        const int so = unit ? score - 1 : score - p.open;
-        const WfaSource s_x = wfa_source(r, WFA_M, p.metric == WFA_INDEL ? -1 : sx);
-        const WfaSource s_o = wfa_source(r, WFA_M, so);
-        const WfaSource s_ie = wfa_source(r, WFA_I, affine ? score - p.extension : -1);
-        const WfaSource s_de = wfa_source(r, WFA_D, affine ? score - p.extension : -1);
-        i32* out_m = r.cells + (out * 3 + WFA_M) * r.width + r.shift;
-        i32* out_i = r.cells + (out * 3 + WFA_I) * r.width + r.shift;
-        i32* out_d = r.cells + (out * 3 + WFA_D) * r.width + r.shift;
+        i32* out_m = r.at0(WFA_M, out);
+        i32* out_i = r.at0(WFA_I, out);
+        i32* out_d = r.at0(WFA_D, out);
         int first_m = WFA_BIG, last_m = WFA_SMALL;
         int first_i = WFA_BIG, last_i = WFA_SMALL;
         int first_d = WFA_BIG, last_d = WFA_SMALL;
-        const int rounds = chi >= clo ? (chi - clo) / nt + 1 : 0;  // uniform
+        const int rounds = chi >= clo ? ((chi - clo) >> nt_log2) + 1 : 0;  // uniform
         for (int round = 0; round < rounds; ++round) {
             const int k = clo + round * nt + tid;
             const bool valid = k <= chi;
@@ -430,10 +471,7 @@ __device__ void wfa_align_pair(const WfaParams& p, unsigned char* base, const Wf
             }
             if (full) {
                 // round * nt is a multiple of 8, so cell c & 7 == tid & 7.
-                u32 word = code << (4 * (tid & 7));
-                word |= __shfl_xor_sync(WFA_FULL_MASK, word, 1);
-                word |= __shfl_xor_sync(WFA_FULL_MASK, word, 2);
-                word |= __shfl_xor_sync(WFA_FULL_MASK, word, 4);
+                const u32 word = wfa_or8(code << (4 * (tid & 7)));
                 const long long c = code_base + (long long)round * nt + tid;
                 if ((tid & 7) == 0 && valid) codes[c >> 3] = word;
             }
@@ -461,10 +499,9 @@ __device__ void wfa_align_pair(const WfaParams& p, unsigned char* base, const Wf
                     sh->lo[m] = sh->first[c];
                     sh->hi[m] = sh->last[c];
                 }
+                sh->first[c] = WFA_BIG;
+                sh->last[c] = WFA_SMALL;
             }
-            sh->min_d = WFA_BIG;
-            sh->cut_first = WFA_BIG;
-            sh->cut_last = WFA_SMALL;
         }
         __syncthreads();
         if (unit) {
@@ -473,27 +510,28 @@ __device__ void wfa_align_pair(const WfaParams& p, unsigned char* base, const Wf
             if (elo > ehi) break;  // stuck: the CPU path never succeeds
             if (p.metric == WFA_EDIT && !p.ends_free && ehi - elo + 1 >= 1000) {
                 // wavefront_compute_edit_exact_prune.
+                const i32* m_out = out_m;
                 const int sample_k = elo + (ehi - elo) / 2;
-                const int sample = r.cells[r.at(WFA_M, score, sample_k)];
+                const int sample = m_out[sample_k];
                 bool prune = sample >= 0;
                 if (prune) {
                     const int smax = max(plen - (sample - sample_k), tlen - sample);
-                    const int ol = r.cells[r.at(WFA_M, score, elo)];
-                    const int oh = r.cells[r.at(WFA_M, score, ehi)];
+                    const int ol = m_out[elo];
+                    const int oh = m_out[ehi];
                     prune = !(wfa_best(elo, ol, plen, tlen) <= smax && wfa_best(ehi, oh, plen, tlen) <= smax);
                 }
                 if (prune) {
                     int mine = WFA_BIG;
                     for (int k = elo + tid; k <= ehi; k += nt) {
-                        const int o = r.cells[r.at(WFA_M, score, k)];
+                        const int o = m_out[k];
                         if (o >= 0) mine = min(mine, max(plen - (o - k), tlen - o));
                     }
-                    wfa_block_min(&sh->min_d, mine);
+                    wfa_block_min(&sh->prune_min, mine);
                     __syncthreads();
-                    const int smw = sh->min_d;
+                    const int smw = sh->prune_min;
                     mine = WFA_BIG;
                     for (int k = elo + tid; k <= ehi; k += nt) {
-                        if (wfa_best(k, r.cells[r.at(WFA_M, score, k)], plen, tlen) <= smw)
+                        if (wfa_best(k, m_out[k], plen, tlen) <= smw)
                             mine = min(mine, k);
                     }
                     wfa_block_min(&sh->cut_first, mine);
@@ -501,7 +539,7 @@ __device__ void wfa_align_pair(const WfaParams& p, unsigned char* base, const Wf
                     const int new_lo = min(sh->cut_first, ehi + 1);
                     int last = WFA_SMALL;
                     for (int k = new_lo + 1 + tid; k <= ehi; k += nt) {
-                        if (wfa_best(k, r.cells[r.at(WFA_M, score, k)], plen, tlen) <= smw)
+                        if (wfa_best(k, m_out[k], plen, tlen) <= smw)
                             last = max(last, k);
                     }
                     wfa_block_max(&sh->cut_last, last);
@@ -511,6 +549,9 @@ __device__ void wfa_align_pair(const WfaParams& p, unsigned char* base, const Wf
                     if (tid == 0) {
                         sh->lo[mo] = new_lo;
                         sh->hi[mo] = new_hi;
+                        sh->prune_min = WFA_BIG;
+                        sh->cut_first = WFA_BIG;
+                        sh->cut_last = WFA_SMALL;
                     }
                     __syncthreads();
                 }
@@ -523,7 +564,7 @@ __device__ void wfa_align_pair(const WfaParams& p, unsigned char* base, const Wf
         result[0] = short_of_memory ? 2 : 0;
         return;
     }
-    const int offset = r.cells[r.at(WFA_M, score, end_k)];
+    const int offset = r.at0(WFA_M, cur)[end_k];
     int n_path = 0;
     bool ok = true;
     if (full) {

@@ -54,6 +54,20 @@ struct State {
     out: i32,
 }
 
+/// Working memory of [`operations`], kept per thread: a batch replays
+/// thousands of pairs on each pool thread, and fresh buffers for each (the
+/// operations at their largest possible size) cost more in page faults
+/// than the replay itself.
+#[derive(Default)]
+struct Scratch {
+    states: Vec<State>,
+    ops: Vec<u8>,
+}
+
+thread_local! {
+    static SCRATCH: std::cell::RefCell<Scratch> = std::cell::RefCell::default();
+}
+
 /// The CIGAR operations of a pair the kernel finished, or `None` when the
 /// walk does not replay to the end cell the kernel reported (the pair then
 /// goes to the CPU path).
@@ -66,6 +80,32 @@ pub fn operations(
     end_offset: i32,
     path: &[u8],
 ) -> Option<Vec<u8>> {
+    SCRATCH.with(|scratch| {
+        let scratch = &mut *scratch.borrow_mut();
+        scratch.states.clear();
+        scratch.ops.clear();
+        replay(
+            p,
+            pattern,
+            text,
+            (end_score, end_k, end_offset),
+            path,
+            scratch,
+        )?;
+        // Built end first: the exact-size result, in order.
+        Some(scratch.ops.iter().rev().copied().collect())
+    })
+}
+
+/// Fills `scratch.ops` with the operations, last first.
+fn replay(
+    p: &Params,
+    pattern: &[u8],
+    text: &[u8],
+    (end_score, end_k, end_offset): (i32, i32, i32),
+    path: &[u8],
+    scratch: &mut Scratch,
+) -> Option<()> {
     let (plen, tlen) = (pattern.len() as i32, text.len() as i32);
     let n = path.len();
     let linear = p.metric != super::plan::METRIC_AFFINE;
@@ -75,7 +115,8 @@ pub fn operations(
         (p.mismatch, p.open, p.extension)
     };
     // States along the path, end first.
-    let mut states = Vec::with_capacity(n + 1);
+    let states = &mut scratch.states;
+    states.reserve(n + 1);
     let (mut m, mut k, mut s) = (Mat::M, end_k, end_score);
     for &tag in path {
         states.push(State {
@@ -127,7 +168,8 @@ pub fn operations(
         return None;
     }
     // The CPU backtrace loop (`backtrace::affine` / `backtrace::linear`).
-    let mut ops: Vec<u8> = Vec::with_capacity((plen + tlen) as usize);
+    let ops = &mut scratch.ops;
+    ops.reserve((plen + tlen) as usize);
     let push_n = |ops: &mut Vec<u8>, op: u8, n: i32| {
         ops.resize(ops.len() + n.max(0) as usize, op);
     };
@@ -136,10 +178,10 @@ pub fn operations(
     let mut v = offset - k;
     let mut h = offset;
     if v < plen {
-        push_n(&mut ops, b'D', plen - v);
+        push_n(ops, b'D', plen - v);
     }
     if h < tlen {
-        push_n(&mut ops, b'I', tlen - h);
+        push_n(ops, b'I', tlen - h);
     }
     let mut i = 0;
     let mut m = Mat::M;
@@ -149,7 +191,7 @@ pub fn operations(
         }
         if m == Mat::M {
             let src = states[i].pre;
-            push_n(&mut ops, b'M', offset - src);
+            push_n(ops, b'M', offset - src);
             offset = src;
             v = offset - k;
             h = offset;
@@ -180,13 +222,12 @@ pub fn operations(
     if m == Mat::M {
         if v > 0 && h > 0 {
             let n = v.min(h);
-            push_n(&mut ops, b'M', n);
+            push_n(ops, b'M', n);
             v -= n;
             h -= n;
         }
-        push_n(&mut ops, b'D', v);
-        push_n(&mut ops, b'I', h);
+        push_n(ops, b'D', v);
+        push_n(ops, b'I', h);
     }
-    ops.reverse();
-    Some(ops)
+    Some(())
 }
