@@ -68,8 +68,9 @@ fn plain_attributes(w: &wavefront_aligner_t, s: &State) -> Option<AlignerAttribu
 
 /// Aligns the aligner's current pair through the scheduler when a device
 /// may take it; `None` leaves it to the CPU path (no device, a
-/// configuration or pair the device does not reproduce, or a refused
-/// outcome whose messages the CPU path prints).
+/// configuration or pair the device does not reproduce, a refused outcome
+/// whose messages the CPU path prints, or a scheduler that failed outside
+/// strict mode).
 pub(super) fn offload(w: &mut wavefront_aligner_t, s: &mut State) -> Option<c_int> {
     // Opt-in (see `Config::wfa_transparent`); this crate's own tests drive
     // the path with an emulated device.
@@ -101,9 +102,16 @@ pub(super) fn offload(w: &mut wavefront_aligner_t, s: &mut State) -> Option<c_in
     let result = match scheduler.submit(job) {
         Ok(mut results) if results.len() == 1 => results.pop()?,
         Ok(_) => return None,
-        Err(e) => {
+        Err(e) if crate::engine::config::get().strict => {
+            // SEQSHIM_STRICT: a GPU failure is reported, never hidden.
             crate::log_warn!("wavefront_align: {e}");
             return Some(refuse(w));
+        }
+        Err(e) => {
+            // Nothing was written to the aligner yet: the CPU path aligns
+            // the pair as if it had never been offered.
+            crate::log_warn!("wavefront_align: the GPU path failed ({e}); aligning on the CPU");
+            return None;
         }
     };
     let status = result.outcome.clone().ok()?;
