@@ -55,9 +55,10 @@ struct State {
 }
 
 /// Working memory of [`operations`], kept per thread: a batch replays
-/// thousands of pairs on each pool thread, and fresh buffers for each (the
-/// operations at their largest possible size) cost more in page faults
-/// than the replay itself.
+/// thousands of pairs on each pool thread, so the path states and the
+/// operations (reserved at their largest possible size) are built in
+/// buffers that stay warm, and a pair costs one allocation of exactly its
+/// operations.
 #[derive(Default)]
 struct Scratch {
     states: Vec<State>,
