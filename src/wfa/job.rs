@@ -188,7 +188,9 @@ impl Job for WfaJob {
 /// stays on the CPU, so results never depend on where a pair ran.
 /// The list of what is routed to the CPU, and why, is in [`super::gpu`].
 /// The bytes of a pair are checked later, by the runner (only upper-case
-/// `ACGT` pairs go to the kernel; the others it aligns on the CPU).
+/// `ACGT` pairs go to the kernel; the others it aligns on the CPU): that
+/// check reads every base, and the runner makes it on the host pool rather
+/// than on the thread adding pairs.
 pub fn gpu_may_take(attributes: &AlignerAttributes, pattern_len: usize, text_len: usize) -> bool {
     super::gpu::plan::Params::new(attributes)
         .is_ok_and(|params| params.takes_lengths(pattern_len, text_len))
@@ -257,13 +259,7 @@ pub fn device_may_take(
     pattern_len: usize,
     text_len: usize,
 ) -> bool {
-    // This crate's unit tests route by the emulated device's rule unless the
-    // machine has a real GPU.
-    #[cfg(test)]
-    if crate::engine::device::gpus().is_empty() {
-        return emulated::may_take(attributes, pattern_len, text_len);
-    }
-    gpu_may_take(attributes, pattern_len, text_len)
+    DeviceRouter::new(attributes).takes(pattern_len, text_len)
 }
 
 /// [`device_may_take`] for many pairs of one configuration: the

@@ -148,7 +148,7 @@ impl Params {
         i64::from(self.pattern_begin_free) <= p
             && i64::from(self.text_begin_free) <= t
             && ends_fit
-            && p + t <= MAX_PAIR_BASES as i64
+            && p + t <= MAX_DEVICE_PAIR_BASES as i64
     }
 
     /// Score at which the kernel gives a pair up (the CPU path then aligns
@@ -162,7 +162,7 @@ impl Params {
 
 /// Longest pair (pattern plus text) a device takes; longer ones stay on the
 /// CPU, whose memory grows with the score instead of being preallocated.
-pub const MAX_PAIR_BASES: usize = 65_536;
+pub const MAX_DEVICE_PAIR_BASES: usize = 65_536;
 
 /// Whether the kernel compares these bytes as the CPU path does: it packs
 /// 2 bits per base, so only upper-case `A`, `C`, `G`, `T` qualify.
