@@ -660,9 +660,10 @@ impl Arena {
             let device = unsafe { self.stream.alloc::<u8>(new_capacity) }
                 .map_err(|e| err(&format!("cuMemAlloc of {new_capacity} bytes failed"), e))?;
             // Plain (cached) page-locked memory: the host reads every result
-            // back from this buffer, and reads from the write-combined kind
-            // (what `alloc_pinned` asks for) bypass the CPU caches; decoding
-            // a batch of WFA CIGARs ran several times slower from it.
+            // back from this buffer, and CUDA documents CPU reads from the
+            // write-combined kind (what `alloc_pinned` asks for) as very slow.
+            // On an H200 host the WFA decode times stayed within the noise
+            // between machines either way (BENCHMARKS.md).
             // SAFETY: pinned bytes are only exposed through `staging()`, which
             // hands out `u8`s; every bit pattern is a valid `u8`.
             let staging = unsafe { self.gpu.ctx.alloc_pinned_with_flags::<u8>(new_host, 0) }
