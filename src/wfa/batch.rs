@@ -5,10 +5,9 @@
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
+use super::checks;
 use super::job::{self, PairResult, PairSet, WfaJob};
-use super::{
-    AlignStatus, Aligner, AlignerAttributes, AlignmentScope, AlignmentSpan, MemoryMode, WfaError,
-};
+use super::{AlignStatus, Aligner, AlignerAttributes, AlignmentScope, MemoryMode, WfaError};
 use crate::engine::scheduler::ScheduleError;
 
 /// Device jobs are small: a device batch packs many of them into one
@@ -76,25 +75,16 @@ impl Batch {
     /// edit/indel). `use_devices: false` keeps every pair on the CPU.
     pub fn new(attributes: AlignerAttributes, use_devices: bool) -> Result<Batch, WfaError> {
         Aligner::new(&attributes)?;
-        let f = &attributes.form;
-        let any_free = f.pattern_begin_free > 0
-            || f.pattern_end_free > 0
-            || f.text_begin_free > 0
-            || f.text_end_free > 0;
-        if attributes.memory_mode == MemoryMode::Ultralow && any_free {
-            return Err(WfaError::BiwfaEndsFree);
-        }
-        let drops = attributes.heuristic.strategy
-            & (super::Heuristic::XDROP | super::Heuristic::ZDROP)
-            != 0;
-        if drops
-            && matches!(
-                attributes.penalties,
-                super::Penalties::Edit | super::Penalties::Indel
-            )
-        {
-            return Err(WfaError::DropWithEditOrIndel);
-        }
+        let unit = matches!(
+            attributes.penalties,
+            super::Penalties::Edit | super::Penalties::Indel
+        );
+        checks::configuration(
+            attributes.memory_mode == MemoryMode::Ultralow,
+            &attributes.form,
+            attributes.heuristic.strategy,
+            unit,
+        )?;
         Ok(Batch {
             attributes,
             use_devices,
@@ -117,17 +107,7 @@ impl Batch {
         if pattern_len.saturating_add(text_len) > MAX_PAIR_BASES {
             return Err(WfaError::Unsupported("pair too long"));
         }
-        let f = &self.attributes.form;
-        let (p, t) = (pattern_len as i64, text_len as i64);
-        if f.span == AlignmentSpan::EndsFree
-            && (i64::from(f.pattern_begin_free) > p
-                || i64::from(f.pattern_end_free) > p
-                || i64::from(f.text_begin_free) > t
-                || i64::from(f.text_end_free) > t)
-        {
-            return Err(WfaError::EndsFreeTooLarge);
-        }
-        Ok(())
+        checks::ends_free(&self.attributes.form, pattern_len as i64, text_len as i64)
     }
 
     /// Takes a slot whose sequences come later through [`Batch::fill`].

@@ -120,33 +120,17 @@ impl Core {
     }
 
     fn check(&self, plen: i32, tlen: i32) -> Result<(), WfaError> {
-        let f = &self.form;
-        if self.memory_mode == MemoryMode::Ultralow
-            && (f.pattern_begin_free > 0
-                || f.pattern_end_free > 0
-                || f.text_begin_free > 0
-                || f.text_end_free > 0)
-        {
-            return Err(WfaError::BiwfaEndsFree);
-        }
-        let drops = self.heuristic.strategy & (Heuristic::XDROP | Heuristic::ZDROP) != 0;
-        if drops
-            && matches!(
-                self.pen.metric,
-                DistanceMetric::Edit | DistanceMetric::Indel
-            )
-        {
-            return Err(WfaError::DropWithEditOrIndel);
-        }
-        if f.span == AlignmentSpan::EndsFree
-            && (f.pattern_begin_free > plen
-                || f.pattern_end_free > plen
-                || f.text_begin_free > tlen
-                || f.text_end_free > tlen)
-        {
-            return Err(WfaError::EndsFreeTooLarge);
-        }
-        Ok(())
+        let unit = matches!(
+            self.pen.metric,
+            DistanceMetric::Edit | DistanceMetric::Indel
+        );
+        super::checks::configuration(
+            self.memory_mode == MemoryMode::Ultralow,
+            &self.form,
+            self.heuristic.strategy,
+            unit,
+        )?;
+        super::checks::ends_free(&self.form, plen.into(), tlen.into())
     }
 
     pub fn align(&mut self, pattern: &[u8], text: &[u8]) -> Result<AlignStatus, WfaError> {

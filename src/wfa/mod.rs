@@ -4,6 +4,7 @@
 //! onto them one to one, but nothing here depends on that layer.
 
 pub mod batch;
+pub mod checks;
 mod cpu;
 pub mod gpu;
 mod heuristic;

@@ -12,7 +12,8 @@ use super::types::*;
 use crate::ffi_guard;
 use crate::wfa::{
     Affine2pPenalties, AffinePenalties, AlignStatus, AlignerAttributes, AlignmentForm,
-    AlignmentScope, Heuristic, LinearPenalties, MatchFunction, MemoryMode, Penalties, WfaError,
+    AlignmentScope, AlignmentSpan, Heuristic, LinearPenalties, MatchFunction, MemoryMode,
+    Penalties, WfaError,
 };
 
 /// A writable data object exported under a C name. Clients get copy
@@ -722,32 +723,39 @@ pub(super) fn refuse(w: &mut wavefront_aligner_t) -> c_int {
     WF_STATUS_UNFEASIBLE
 }
 
-/// The checks 2.3.3 makes before aligning, with its messages; `false` means
-/// refuse (2.3.3 exits).
+/// The checks 2.3.3 makes before aligning (`crate::wfa::checks`), with its
+/// messages; `false` means refuse (2.3.3 exits).
 fn checks(w: &wavefront_aligner_t, plen: c_int, tlen: c_int) -> bool {
     let f = &w.alignment_form;
-    let any_free = f.pattern_begin_free > 0
-        || f.pattern_end_free > 0
-        || f.text_begin_free > 0
-        || f.text_end_free > 0;
-    if !w.bialigner.is_null() && any_free {
-        io::eprint(b"[WFA] BiWFA and ends-free is not supported yet\n");
-        return false;
-    }
-    let drops = w.heuristic.strategy & (Heuristic::XDROP | Heuristic::ZDROP) != 0;
-    if drops && matches!(w.penalties.distance_metric, EDIT | INDEL) {
-        io::eprint(
+    let form = AlignmentForm {
+        span: if f.span == ALIGNMENT_ENDSFREE {
+            AlignmentSpan::EndsFree
+        } else {
+            AlignmentSpan::EndToEnd
+        },
+        pattern_begin_free: f.pattern_begin_free,
+        pattern_end_free: f.pattern_end_free,
+        text_begin_free: f.text_begin_free,
+        text_end_free: f.text_end_free,
+    };
+    let unit = matches!(w.penalties.distance_metric, EDIT | INDEL);
+    let checked = crate::wfa::checks::configuration(
+        !w.bialigner.is_null(),
+        &form,
+        w.heuristic.strategy,
+        unit,
+    )
+    .and_then(|()| crate::wfa::checks::ends_free(&form, plen.into(), tlen.into()));
+    match checked {
+        Ok(()) => return true,
+        Err(WfaError::BiwfaEndsFree) => {
+            io::eprint(b"[WFA] BiWFA and ends-free is not supported yet\n");
+        }
+        Err(WfaError::DropWithEditOrIndel) => io::eprint(
             b"[WFA] Heuristics drops are not compatible with 'edit'/'indel' distance metrics\n",
-        );
-        return false;
-    }
-    if f.span == ALIGNMENT_ENDSFREE
-        && (f.pattern_begin_free > plen
-            || f.pattern_end_free > plen
-            || f.text_begin_free > tlen
-            || f.text_end_free > tlen)
-    {
-        io::eprint(
+        ),
+        // The only other error: ends-free lengths past the sequences.
+        Err(_) => io::eprint(
             format!(
                 "[WFA] Ends-free parameters must be not larger than the sequences \
                  (P0={},Pf={},T0={},Tf={}). Must be (P0<=|P|,Pf<=|P|,T0<=|T|,Tf<=|T|) \
@@ -755,10 +763,9 @@ fn checks(w: &wavefront_aligner_t, plen: c_int, tlen: c_int) -> bool {
                 f.pattern_begin_free, f.pattern_end_free, f.text_begin_free, f.text_end_free
             )
             .as_bytes(),
-        );
-        return false;
+        ),
     }
-    true
+    false
 }
 
 /// Runs the algorithm on `s.pattern`/`s.text` with the aligner's current
