@@ -5,7 +5,7 @@
 use super::{AlignmentForm, AlignmentSpan, Heuristic, WfaError};
 
 /// Checks that do not depend on the pair: BiWFA (`bidirectional`) takes no
-/// ends-free lengths, and the drop heuristics need a gap metric
+/// ends-free lengths, and the drop heuristics take no unit metric
 /// (`unit_metric`: edit or indel).
 pub fn configuration(
     bidirectional: bool,
