@@ -18,20 +18,23 @@ pub fn threads() -> usize {
 /// The seqshim CPU pool, created on first use. `None` only if the operating
 /// system refused to start threads; callers then run work inline.
 pub fn pool() -> Option<&'static rayon::ThreadPool> {
-    POOL.get_or_init(|| {
-        let built = rayon::ThreadPoolBuilder::new()
-            .num_threads(threads())
-            .thread_name(|i| format!("seqshim-cpu-{i}"))
-            .build();
-        match built {
-            Ok(pool) => Some(pool),
-            Err(err) => {
-                crate::log_warn!("could not start the CPU pool ({err}); running work inline");
-                None
-            }
+    POOL.get_or_init(|| build_pool("cpu", threads())).as_ref()
+}
+
+/// A pool of `n` threads named `seqshim-{role}-{i}`; `None` (logged) when
+/// the operating system refuses to start them.
+fn build_pool(role: &'static str, n: usize) -> Option<rayon::ThreadPool> {
+    let built = rayon::ThreadPoolBuilder::new()
+        .num_threads(n)
+        .thread_name(move |i| format!("seqshim-{role}-{i}"))
+        .build();
+    match built {
+        Ok(pool) => Some(pool),
+        Err(err) => {
+            crate::log_warn!("could not start the {role} pool ({err}); running work inline");
+            None
         }
-    })
-    .as_ref()
+    }
 }
 
 /// Runs `f` inside the pool, so that rayon iterators in it use seqshim's
@@ -58,19 +61,7 @@ pub fn spawn(f: impl FnOnce() + Send + 'static) {
 /// system shares the cores between them.
 fn host_pool() -> Option<&'static rayon::ThreadPool> {
     HOST_POOL
-        .get_or_init(|| {
-            let built = rayon::ThreadPoolBuilder::new()
-                .num_threads(threads().max(2))
-                .thread_name(|i| format!("seqshim-host-{i}"))
-                .build();
-            match built {
-                Ok(pool) => Some(pool),
-                Err(err) => {
-                    crate::log_warn!("could not start the host pool ({err}); running work inline");
-                    None
-                }
-            }
-        })
+        .get_or_init(|| build_pool("host", threads().max(2)))
         .as_ref()
 }
 
