@@ -534,6 +534,7 @@ fn bad_input_is_refused_without_corruption() {
          append of 200 ops into 4: 0..0\n\
          room enough: 0..400 edit=400\n\
          append past a copied capacity: 0..5 max=20\n\
+         add_mismatches, a negative length beside a long one: 0..0 max=20\n\
          NULL cigar: matches=0 edit=0\n"
     );
     assert!(stderr.contains("not enough room"), "{stderr}");

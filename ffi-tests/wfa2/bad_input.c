@@ -54,6 +54,11 @@ int main(void) {
     cigar_append_deletion(narrow, 500);
     printf("append past a copied capacity: %d..%d max=%d\n", narrow->begin_offset, narrow->end_offset,
            narrow->max_operations);
+    cigar_t *padded = cigar_new(20, mm);
+    cigar_add_mismatches(pattern, -1000, text, 500, padded);
+    printf("add_mismatches, a negative length beside a long one: %d..%d max=%d\n",
+           padded->begin_offset, padded->end_offset, padded->max_operations);
+    cigar_free(padded);
     cigar_free(wide);
     cigar_free(narrow);
     cigar_clear(NULL);

@@ -129,7 +129,9 @@ pub(crate) unsafe fn resize(cigar: *mut cigar_t, max_operations: c_int) {
 
 /// The CIGAR behind `cigar` when it is non-null and its buffer can take
 /// operations up to index `end` (exclusive). 2.3.3 writes past the buffer
-/// in that case; seqshim prints one line and leaves the CIGAR unchanged.
+/// in that case; seqshim prints one line and writes nothing more (callers
+/// check before they write, except `cigar_add_mismatches`, which marks its
+/// mismatches in place as 2.3.3 does before it pads).
 ///
 /// # Safety
 /// `cigar` must be null or point to a valid `cigar_t`.
@@ -243,8 +245,11 @@ pub unsafe extern "C" fn cigar_add_mismatches(
         }
         // The padding, then a NUL, must fit (a high-memory CIGAR ends at the
         // end of its buffer: only a complete one fits there, as upstream).
-        let padding = i64::from(pattern_length - p) + i64::from(text_length - t);
-        if !has_room(c, i64::from(i) + padding.max(0) + 1, WHO) {
+        // Each side pads only what it lacks (a negative length pads nothing
+        // and must not cancel the other side's padding).
+        let lacking = |len: c_int, done: c_int| (i64::from(len) - i64::from(done)).max(0);
+        let padding = lacking(pattern_length, p) + lacking(text_length, t);
+        if !has_room(c, i64::from(i) + padding + 1, WHO) {
             return;
         }
         while p < pattern_length {
