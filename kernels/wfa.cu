@@ -7,9 +7,11 @@
 // cut-offs) fold in registers and across each warp, then take one shared
 // atomic per warp. The kernel is issue-bound (ncu: an instruction issued on
 // three cycles in four), so the per-step bookkeeping that every warp repeats
-// is kept lean: ring slots are stepped, not divided. src/wfa/gpu/model.rs is
-// this kernel statement for statement in Rust and is tested against the CPU
-// aligner; keep the two in step.
+// is kept lean: ring slots are stepped, not divided. src/wfa/gpu/model.rs
+// has this kernel's recurrences, range bookkeeping, cut-offs and backtrace
+// codes in Rust and is tested against the CPU aligner; it runs the threads
+// one after the other, so it does not check the barriers, the warp
+// reductions or the gcd shortcut for null steps. Keep the two in step.
 //
 // Per worker: a ring of the last `scope` wavefronts (M, I, D offsets), in
 // shared memory when the launch gives it room, else in the worker's global
@@ -208,10 +210,13 @@ __device__ __forceinline__ WfaSource wfa_source(const WfaRing& r, int c, int s, 
 
 // One pair; every thread of the block calls it, control flow is uniform.
 //
-// Barriers: a score step has at least one, so no thread is ever a step
-// ahead of another. Shared values are reset by thread 0 right after their
-// last reader has passed a barrier (end_k, the reductions' targets), so a
-// step does not open with a reset and the two barriers it would need.
+// Barriers: a step does not open with one, so the rule is that nothing a
+// thread reads after a step's last barrier is written by the next step
+// before that step's first barrier (the edit prune's sample, read from the
+// wavefront the next step extends, has its own barrier for this). Shared
+// values are reset by thread 0 right after their last reader has passed a
+// barrier (end_k, the reductions' targets), so a step does not open with a
+// reset and the two barriers it would need.
 __device__ void wfa_align_pair(const WfaParams& p, unsigned char* base, const WfaPair& d,
                                WfaRing& r, int4* __restrict__ table, u32* __restrict__ codes,
                                int max_scores, long long code_budget) {
@@ -546,6 +551,10 @@ __device__ void wfa_align_pair(const WfaParams& p, unsigned char* base, const Wf
                     const int oh = m_out[ehi];
                     prune = !(wfa_best(elo, ol, plen, tlen) <= smax && wfa_best(ehi, oh, plen, tlen) <= smax);
                 }
+                // The next step extends these cells in place: every thread
+                // has read its sample first (else a warp could decide
+                // differently and the barriers below would pair up wrongly).
+                __syncthreads();
                 if (prune) {
                     int mine = WFA_BIG;
                     for (int k = elo + tid; k <= ehi; k += nt) {

@@ -316,6 +316,30 @@ fn gpu_equals_cpu_on_the_grid() {
             }
         }
     }
+    // Long pairs run on blocks of several warps, and at 10-20 % the edit
+    // metric's wavefronts pass 1,000 diagonals, where its exact prune runs.
+    for (mn, pen) in [
+        ("edit", Penalties::Edit),
+        ("indel", Penalties::Indel),
+        ("affine 2,3,1", affine(2, 3, 1)),
+    ] {
+        for scope in [
+            AlignmentScope::ComputeScore,
+            AlignmentScope::ComputeAlignment,
+        ] {
+            let attr = attributes(pen, scope, AlignmentForm::END_TO_END, Heuristic::none());
+            let mut pairs = Vec::new();
+            for rate in [10, 20] {
+                pairs.extend((0..n(20)).map(|_| pair(&mut rng, 10_000, rate)));
+            }
+            let jobs = jobs_of(attr, &pairs, 16);
+            let label = format!("{mn}, end-to-end, none, {scope:?}, 10 kbp @ 10-20%");
+            let (c, d) = compare(&mut runner, &label, &jobs);
+            eprintln!("wfa gpu parity [{label}]: {c} pairs, {d} differ from the CPU");
+            total.0 += c;
+            total.1 += d;
+        }
+    }
     let after = counters();
     let rescued = after.1 - before.1;
     eprintln!(

@@ -1,6 +1,9 @@
-//! The kernel's algorithm in plain Rust, statement for statement with
-//! `seqshim_wfa_align` in kernels/wfa.cu, with the block's threads run one
-//! after the other (within a phase no thread reads what another writes).
+//! The kernel's algorithm in plain Rust: the recurrences, range bookkeeping,
+//! cut-offs and backtrace codes of `seqshim_wfa_align` in kernels/wfa.cu,
+//! with the block's threads run one after the other. It does not model the
+//! kernel's barriers, warp reductions, stepped ring slots or its shortcut
+//! for scores off the penalties' gcd (those take the general null path
+//! here, with the same outcome).
 //! Tests hold it against the CPU aligner, which is how the design is checked
 //! on machines without a GPU.
 
