@@ -19,7 +19,7 @@ use std::sync::{Arc, Mutex};
 
 use once_cell::sync::Lazy;
 
-use crate::engine::scheduler::{self, BatchRunner, Job, ScheduleError, Scheduler};
+use crate::engine::scheduler::{self, BatchRunner, ScheduleError, Scheduler};
 
 pub use cpu::Aligner;
 pub use gpu::{AbeaRunner, SOURCE as KERNEL};
@@ -389,10 +389,7 @@ pub fn align_batch(
     // A CPU-only batch leaves the GPUs alone: asking the scheduler would
     // start its runners (kernels, device memory) for nothing.
     let outputs = if options.force_cpu {
-        crate::engine::cpu::install(|| {
-            use rayon::prelude::*;
-            jobs.par_iter().map(|job| Ok(Job::run_cpu(job))).collect()
-        })
+        scheduler::run_on_cpu(jobs)
     } else {
         scheduler().run_all(jobs)
     };

@@ -188,6 +188,17 @@ pub struct Scheduler<J: Job> {
     labels: Vec<String>,
 }
 
+/// Runs jobs on the CPU pool only, in input order, without touching any
+/// scheduler: for batches that must not use a device, so that a process
+/// that never asks for one never starts its runners (kernels, device
+/// memory).
+pub fn run_on_cpu<J: Job>(jobs: Vec<J>) -> Vec<Result<J::Output, ScheduleError>> {
+    super::cpu::install(|| {
+        use rayon::prelude::*;
+        jobs.into_par_iter().map(|job| Ok(job.run_cpu())).collect()
+    })
+}
+
 impl<J: Job> Scheduler<J> {
     /// Starts one executor thread per runner. With no runners every job runs
     /// on the CPU.

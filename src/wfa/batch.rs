@@ -8,7 +8,7 @@ use std::time::{Duration, Instant};
 use super::checks;
 use super::job::{self, PairResult, PairSet, WfaJob};
 use super::{AlignStatus, Aligner, AlignerAttributes, AlignmentScope, MemoryMode, WfaError};
-use crate::engine::scheduler::ScheduleError;
+use crate::engine::scheduler::{self, ScheduleError};
 
 /// Device jobs are small: a device batch packs many of them into one
 /// launch, and a job that falls back to the CPU (a failed device) must not
@@ -177,7 +177,9 @@ impl Batch {
         let pairs = device.slots.len() + cpu.slots.len() + lent.len();
         // Without a live device the "device" pairs are CPU work like the
         // rest, cut into CPU-sized jobs so that every core gets some.
-        let devices = job::scheduler().has_devices();
+        // A batch that must not use a device never asks the scheduler: that
+        // would start its GPU runners (kernel, arenas) for nothing.
+        let devices = self.use_devices && job::scheduler().has_devices();
         let to_devices = if devices {
             device.slots.len() + lent_device.len()
         } else {
@@ -193,7 +195,11 @@ impl Batch {
             crate::log_info!(
                 "wfa batch: aligning {pairs} pairs ({} offered to {} GPU stream(s), {} on the CPU pool)",
                 summary.to_devices,
-                job::scheduler().devices().len(),
+                if self.use_devices {
+                    job::scheduler().devices().len()
+                } else {
+                    0
+                },
                 summary.to_cpu
             );
         }
@@ -256,7 +262,11 @@ impl Batch {
             }
         }
         let ranges: Vec<_> = jobs.iter().map(|j| j.range.clone()).collect();
-        let outputs = job::scheduler().run_all(jobs);
+        let outputs = if self.use_devices {
+            job::scheduler().run_all(jobs)
+        } else {
+            scheduler::run_on_cpu(jobs)
+        };
         for ((output, range), slots) in outputs.into_iter().zip(ranges).zip(owners) {
             match output {
                 Ok(results) if results.len() == range.len() => {
@@ -419,6 +429,30 @@ mod tests {
             next = r.end;
         }
         assert_eq!(next, 1_000);
+    }
+
+    /// A batch that must not use a device leaves the scheduler alone (on a
+    /// GPU machine asking it would start the GPU runners) and still equals
+    /// one aligner per pair.
+    #[test]
+    fn cpu_only_batch_does_not_use_the_scheduler() {
+        let _turn = job::emulated::take_turn();
+        let pairs = random_pairs(40, 11);
+        let attributes = AlignerAttributes::default();
+        let before = job::scheduler().stats();
+        let mut batch = Batch::new(attributes, false).unwrap();
+        for (p, t) in &pairs {
+            batch.add(p, t);
+        }
+        let summary = batch.run();
+        assert_eq!(job::scheduler().stats(), before);
+        assert_eq!((summary.to_devices, summary.to_cpu), (0, pairs.len()));
+        for (i, (p, t)) in pairs.iter().enumerate() {
+            let mut reference = Aligner::new(&attributes).unwrap();
+            let outcome = reference.align(p, t);
+            let want = PairResult::from_aligner(&reference, outcome);
+            assert_eq!(batch.slot(i), Some(&Slot::Done(want)), "pair {i}");
+        }
     }
 
     /// Through the emulated device of the unit-test build: device jobs,
