@@ -217,7 +217,14 @@ impl WfPenalties {
         if swg_match == 0 {
             return -wf_score;
         }
-        (swg_match * (pattern_length + text_length) - wf_score) / 2
+        // 2.3.3 computes this in `int`; with a large match score and long
+        // sequences the product leaves its range (`MAX_PENALTY` bounds the
+        // penalties, not this product). Wrapping gives what upstream's
+        // builds give and never panics.
+        swg_match
+            .wrapping_mul(pattern_length.wrapping_add(text_length))
+            .wrapping_sub(wf_score)
+            / 2
     }
 
     /// Size of upstream's high-memory wavefront table for these lengths
@@ -282,5 +289,21 @@ mod tests {
             WfPenalties::from_client(&affine(4, i32::MIN)),
             Err(WfaError::InvalidPenalties(_))
         ));
+    }
+
+    /// The largest accepted match score on two 64-base sequences: the score
+    /// conversion leaves `int` range as in upstream, without a panic.
+    #[test]
+    fn classic_score_wraps_as_int_does() {
+        let pen = WfPenalties::from_client(&Penalties::GapAffine(AffinePenalties {
+            match_score: -(MAX_PENALTY as i32),
+            mismatch: 4,
+            gap_opening: 6,
+            gap_extension: 2,
+        }))
+        .unwrap();
+        let wrapped = ((i64::from(MAX_PENALTY) * 128) as i32) / 2;
+        assert_eq!(pen.classic_score(64, 64, 0), wrapped);
+        assert_eq!(pen.classic_score(3, 5, 0), (MAX_PENALTY as i32) * 4);
     }
 }
