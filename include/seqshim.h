@@ -652,7 +652,9 @@ seqshim_wfa_status_t seqshim_wfa_batch_add_borrowed(struct seqshim_wfa_batch_t *
  them with `SEQSHIM_WFA_DEVICE_CPU` or without a GPU). Returns
  `SEQSHIM_WFA_OK` (per-pair outcomes come from `seqshim_wfa_batch_result`)
  or `_E_ARG` for null. With `SEQSHIM_LOG=info` it logs one line before
- and one after.
+ and one after. Should a run fail inside seqshim (`_E_INTERNAL`), the
+ pairs it did not align stay without a result (`_E_NOT_RUN`), and
+ borrowed pairs are not read again in any case once the run returns.
 
  # Safety
  `b` must be null or a live batch, not used by another thread meanwhile;

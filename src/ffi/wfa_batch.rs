@@ -482,7 +482,9 @@ unsafe fn add_pair(
 /// them with `SEQSHIM_WFA_DEVICE_CPU` or without a GPU). Returns
 /// `SEQSHIM_WFA_OK` (per-pair outcomes come from `seqshim_wfa_batch_result`)
 /// or `_E_ARG` for null. With `SEQSHIM_LOG=info` it logs one line before
-/// and one after.
+/// and one after. Should a run fail inside seqshim (`_E_INTERNAL`), the
+/// pairs it did not align stay without a result (`_E_NOT_RUN`), and
+/// borrowed pairs are not read again in any case once the run returns.
 ///
 /// # Safety
 /// `b` must be null or a live batch, not used by another thread meanwhile;
@@ -496,8 +498,11 @@ pub unsafe extern "C" fn seqshim_wfa_batch_run(
         let Some(b) = (unsafe { b.as_mut() }) else {
             return SEQSHIM_WFA_E_ARG;
         };
-        let mut lent = Vec::with_capacity(b.borrowed.len());
-        for pending in &b.borrowed {
+        // Taken now: after this call returns, however it returns, the
+        // caller's memory is never read again.
+        let borrowed = std::mem::take(&mut b.borrowed);
+        let mut lent = Vec::with_capacity(borrowed.len());
+        for pending in &borrowed {
             // SAFETY: checked non-null (or empty) at add time and, per the
             // contract of seqshim_wfa_batch_add_borrowed, still readable.
             let (Some(pattern), Some(text)) = (unsafe {
@@ -515,7 +520,6 @@ pub unsafe extern "C" fn seqshim_wfa_batch_run(
             });
         }
         b.batch.run_with(&lent);
-        b.borrowed.clear();
         SEQSHIM_WFA_OK
     })
 }
