@@ -41,10 +41,9 @@ if [ -x "$here/bin/wfa-batch-bench" ] && [ -x "$here/bin/wfa-threads" ] && [ -f 
         awk -v a="$a" -v b="$b" -v l="$len" -v h="$heuristic" -v m="$mode" \
             'BEGIN { printf "wfa transparent (%s): %s bp, heuristic %s: identical output, seqshim/debian = %.2fx\n", m, l, h, b / a }'
     }
-    wfa_pairs_default="${WFA_THREADS_PAIRS:-20000}"
     for wfa_case in "150 20000 4000" "1000 20000 4000" "10000 1600 800"; do
         read -r wfa_len wfa_n wfa_n_gpu <<<"$wfa_case"
-        [ -n "${WFA_THREADS_PAIRS:-}" ] && wfa_n="$wfa_pairs_default"
+        [ -n "${WFA_THREADS_PAIRS:-}" ] && wfa_n="$WFA_THREADS_PAIRS"
         for wfa_h in none adaptive; do
             for wfa_mode in default gpu; do
                 wfa_pairs="$wfa_n"

@@ -148,11 +148,10 @@ struct Ticket<J: Job> {
 }
 
 impl<J: Job> Ticket<J> {
-    /// A ticket and the receiver its reply arrives on; costs the job, so
-    /// call it before taking the lock.
-    fn new(job: J) -> (Self, mpsc::Receiver<Result<J::Output, ScheduleError>>) {
+    /// A ticket for a job of this cost (computed once, outside the lock) and
+    /// the receiver its reply arrives on.
+    fn new(job: J, cost: u64) -> (Self, mpsc::Receiver<Result<J::Output, ScheduleError>>) {
         let (reply, receiver) = mpsc::sync_channel(1);
-        let cost = job.cost();
         (Ticket { job, reply, cost }, receiver)
     }
 }
@@ -253,7 +252,8 @@ impl<J: Job> Scheduler<J> {
     pub fn submit(&self, job: J) -> Result<J::Output, ScheduleError> {
         let shared = &self.shared;
         let eligible = job.gpu_eligible();
-        let cheap = job.cost() < shared.options.inline_cost_below;
+        let cost = job.cost();
+        let cheap = cost < shared.options.inline_cost_below;
         let mut state = shared.lock();
         let others_active = state.active_callers > 0 || !state.queue.is_empty();
         let inline = state.live_executors == 0 || !eligible || (!others_active && cheap);
@@ -266,7 +266,7 @@ impl<J: Job> Scheduler<J> {
             return Ok(output);
         }
         drop(state);
-        let (ticket, receiver) = Ticket::new(job);
+        let (ticket, receiver) = Ticket::new(job, cost);
         let outcome = match enqueue(shared, shared.lock(), ticket) {
             Ok(()) => wait(&receiver),
             Err(ticket) => Ok(ticket.job.run_cpu()),
@@ -297,7 +297,8 @@ impl<J: Job> Scheduler<J> {
             rayon::join(
                 || {
                     for (index, job) in to_queue {
-                        let (ticket, receiver) = Ticket::new(job);
+                        let cost = job.cost();
+                        let (ticket, receiver) = Ticket::new(job, cost);
                         match enqueue(shared, shared.lock(), ticket) {
                             Ok(()) => waiting.push((index, Some(receiver), None)),
                             Err(ticket) => waiting.push((index, None, Some(ticket.job))),

@@ -215,10 +215,10 @@ fn device_runners() -> Vec<Box<dyn BatchRunner<WfaJob>>> {
 }
 
 /// Most bases one device batch holds: enough pairs to fill a GPU with
-/// workers (about 110,000 pairs of 150 bp, 1,600 of 10 kbp; on an H200 8 M
-/// bases gave long pairs 10-45 % fewer alignments per second), small
-/// enough that a GPU's two streams take turns (one packs and decodes on the
-/// host while the other's kernel runs).
+/// workers (about 110,000 pairs of 150 bp, 1,600 of 10 kbp; a smaller
+/// setting, 8 M bases, measured slower for long pairs on an H200, in a run
+/// not kept in BENCHMARKS.md), small enough that a GPU's two streams take
+/// turns (one packs and decodes on the host while the other's kernel runs).
 pub const DEVICE_BATCH_BASES: u64 = 32 << 20;
 
 /// [`DEVICE_BATCH_BASES`], or `SEQSHIM_WFA_BATCH_BASES` when set (for
@@ -267,7 +267,7 @@ pub fn device_may_take(
 #[derive(Clone, Copy, Debug)]
 pub struct DeviceRouter {
     // Read only by the unit tests' emulated device.
-    #[cfg_attr(not(test), allow(dead_code))]
+    #[cfg(test)]
     attributes: AlignerAttributes,
     params: Option<super::gpu::plan::Params>,
 }
@@ -275,6 +275,7 @@ pub struct DeviceRouter {
 impl DeviceRouter {
     pub fn new(attributes: &AlignerAttributes) -> DeviceRouter {
         DeviceRouter {
+            #[cfg(test)]
             attributes: *attributes,
             params: super::gpu::plan::Params::new(attributes).ok(),
         }

@@ -857,8 +857,9 @@ fn run(w: &mut wavefront_aligner_t, s: &mut State, resume: bool) -> c_int {
 
 /// Aligns `pattern` against `text` with the aligner's settings; returns and
 /// stores the status and fills `wf_aligner->cigar`. Configurations 2.3.3
-/// rejects with `exit(1)` print its message and return -1. Custom match
-/// functions are not supported (-1).
+/// rejects with `exit(1)` print its message and return -1. A custom match
+/// function (`wavefront_aligner_set_match_funct`) replaces the byte
+/// comparison, as upstream.
 ///
 /// # Safety
 /// `wf_aligner` must be an aligner from [`wavefront_aligner_new`]; the

@@ -419,8 +419,10 @@ pub unsafe extern "C" fn cigar_cmp(cigar_a: *mut cigar_t, cigar_b: *mut cigar_t)
     })
 }
 
-/// Copies offsets, score, capacity field and operations (to the same
-/// offsets) from `cigar_src` into `cigar_dst`.
+/// Copies offsets, score and operations (to the same offsets) from
+/// `cigar_src` into `cigar_dst`. The capacity field becomes the smaller of
+/// the two (upstream copies the source's, and a later append could then
+/// run past the destination's buffer).
 ///
 /// # Safety
 /// Both must be valid; `cigar_dst`'s buffer must cover the source's range.

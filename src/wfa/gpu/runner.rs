@@ -224,19 +224,23 @@ impl WfaRunner {
                     }
                 }
             }
-            let class = Self::default_block;
+            let block = Self::default_block;
             if let Some(&(_, _, first)) = taken.first()
                 && taken
                     .iter()
-                    .any(|&(_, _, bases)| class(bases) != class(first))
+                    .any(|&(_, _, bases)| block(bases) != block(first))
             {
                 taken.sort_unstable_by_key(|&(_, _, bases)| bases);
             }
-            for class in taken.chunk_by(|a, b| class(a.2) == class(b.2)) {
-                let io = class.iter().map(|&(_, _, bases)| Self::io_bytes(bases));
+            for same_block in taken.chunk_by(|a, b| block(a.2) == block(b.2)) {
+                let io = same_block
+                    .iter()
+                    .map(|&(_, _, bases)| Self::io_bytes(bases));
                 for range in crate::wfa::batch::chunks(io, usize::MAX, budget as u64) {
-                    let chunk: Vec<(usize, usize)> =
-                        class[range].iter().map(|&(j, slot, _)| (j, slot)).collect();
+                    let chunk: Vec<(usize, usize)> = same_block[range]
+                        .iter()
+                        .map(|&(j, slot, _)| (j, slot))
+                        .collect();
                     self.launch_all(params, attributes, jobs, &chunk, &mut results)?;
                 }
             }
