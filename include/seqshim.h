@@ -724,7 +724,9 @@ seqshim_wfa_status_t seqshim_wfa_batch_routing(const struct seqshim_wfa_batch_t 
 
 /*
  Removes every pair and result (borrowed pairs are forgotten); the
- options stay. Returns `SEQSHIM_WFA_OK` or `_E_ARG`.
+ options stay, and so does the room the batch had grown to, so that a
+ batch reused for batches of similar size does not grow again. Returns
+ `SEQSHIM_WFA_OK` or `_E_ARG`.
 
  # Safety
  `b` null or a live batch; pointers from `seqshim_wfa_batch_cigar` are

@@ -85,7 +85,14 @@ pub struct GpuInfo {
     pub name: String,
     pub compute_capability: (i32, i32),
     pub total_memory: usize,
+    /// Threads the GPU keeps resident at once (multiprocessors times
+    /// threads per multiprocessor): how many workers a launch can use.
+    pub resident_threads: usize,
 }
+
+/// [`GpuInfo::resident_threads`] when the driver does not say (an H100's
+/// 132 multiprocessors of 2048 threads).
+const FALLBACK_RESIDENT_THREADS: usize = 132 * 2048;
 
 /// One GPU with its context, two streams and the modules loaded on it.
 pub struct Gpu {
@@ -243,6 +250,14 @@ impl Gpu {
                 )));
             }
             let total_memory = ctx.total_mem().unwrap_or(0);
+            use cudarc::driver::sys::CUdevice_attribute as Attr;
+            let resident_threads = match (
+                ctx.attribute(Attr::CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT),
+                ctx.attribute(Attr::CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_MULTIPROCESSOR),
+            ) {
+                (Ok(sms), Ok(threads)) if sms > 0 && threads > 0 => sms as usize * threads as usize,
+                _ => FALLBACK_RESIDENT_THREADS,
+            };
             let streams = [
                 ctx.new_stream()
                     .map_err(|e| err("stream creation failed", e))?,
@@ -255,6 +270,7 @@ impl Gpu {
                     name,
                     compute_capability,
                     total_memory,
+                    resident_threads,
                 },
                 ctx,
                 streams,

@@ -297,12 +297,7 @@ impl<J: Job> Scheduler<J> {
             rayon::join(
                 || {
                     for (index, job) in to_queue {
-                        let cost = job.cost();
-                        let (ticket, receiver) = Ticket::new(job, cost);
-                        match enqueue(shared, shared.lock(), ticket) {
-                            Ok(()) => waiting.push((index, Some(receiver), None)),
-                            Err(ticket) => waiting.push((index, None, Some(ticket.job))),
-                        }
+                        waiting.push((index, self.queue(job)));
                     }
                 },
                 || {
@@ -322,17 +317,45 @@ impl<J: Job> Scheduler<J> {
         for (index, output) in cpu_outputs {
             results[index] = Some(Ok(output));
         }
-        for (index, receiver, unqueued) in waiting {
-            results[index] = Some(match (receiver, unqueued) {
-                (Some(receiver), _) => wait(&receiver),
-                (None, Some(job)) => Ok(job.run_cpu()),
-                (None, None) => Err(ScheduleError("internal: job lost".into())),
-            });
+        for (index, queued) in waiting {
+            results[index] = Some(queued.wait());
         }
         results
             .into_iter()
             .map(|r| r.unwrap_or_else(|| Err(ScheduleError("internal: job lost".into()))))
             .collect()
+    }
+
+    /// Hands one job to the device executors, waiting while their queue is
+    /// full, and returns at once: the caller goes on (building the next job,
+    /// say) while a device runs it. May be called from many threads.
+    pub fn queue(&self, job: J) -> Queued<J> {
+        let cost = job.cost();
+        let (ticket, receiver) = Ticket::new(job, cost);
+        match enqueue(&self.shared, self.shared.lock(), ticket) {
+            Ok(()) => Queued(Handed::ToDevices(receiver)),
+            Err(ticket) => Queued(Handed::Back(ticket.job)),
+        }
+    }
+}
+
+/// A job given to [`Scheduler::queue`].
+pub struct Queued<J: Job>(Handed<J>);
+
+enum Handed<J: Job> {
+    ToDevices(mpsc::Receiver<Result<J::Output, ScheduleError>>),
+    /// No executor was left to take it.
+    Back(J),
+}
+
+impl<J: Job> Queued<J> {
+    /// The job's output, once its device (or the CPU pool, should the device
+    /// fail) has it; a job no executor took is run on this thread.
+    pub fn wait(self) -> Result<J::Output, ScheduleError> {
+        match self.0 {
+            Handed::ToDevices(receiver) => wait(&receiver),
+            Handed::Back(job) => Ok(job.run_cpu()),
+        }
     }
 }
 

@@ -140,6 +140,9 @@ pub struct seqshim_wfa_options_t {
     pub device: i32,
 }
 
+/// Largest `expected_pairs` hint that reserves room.
+const MAX_RESERVED_PAIRS: usize = 1 << 22;
+
 /// A borrowed pair: caller memory, read when the batch runs.
 struct Borrowed {
     slot: usize,
@@ -148,6 +151,13 @@ struct Borrowed {
     text: *const u8,
     text_len: usize,
 }
+
+// SAFETY: a `Borrowed` is only read during `seqshim_wfa_batch_run`, which
+// the caller may not overlap with any other use of the batch, and the bytes
+// it points to stay valid and unchanged until that run returns (the
+// contract of `seqshim_wfa_batch_add_borrowed`); the pool threads that read
+// them during the run are joined before it returns.
+unsafe impl Sync for Borrowed {}
 
 /// An opaque batch of pairs.
 pub struct seqshim_wfa_batch_t {
@@ -343,8 +353,13 @@ pub unsafe extern "C" fn seqshim_wfa_batch_create(
             borrowed: Vec::new(),
         });
         // A hint only: a wild value must not become an allocation the
-        // process cannot survive.
-        b.borrowed.reserve(expected_pairs.min(1 << 16));
+        // process cannot survive, so it is capped and may be refused. Room
+        // reserved up front spares a million-pair batch the copies and
+        // page faults of growing one pair at a time.
+        let hint = expected_pairs.min(MAX_RESERVED_PAIRS);
+        if b.borrowed.try_reserve(hint).is_err() || !b.batch.try_reserve(hint) {
+            crate::log_debug!("seqshim_wfa_batch_create: no room reserved for {hint} pairs");
+        }
         // SAFETY: writable per the contract.
         unsafe { *out = Box::into_raw(b) };
         SEQSHIM_WFA_OK
@@ -501,25 +516,39 @@ pub unsafe extern "C" fn seqshim_wfa_batch_run(
         // Taken now: after this call returns, however it returns, the
         // caller's memory is never read again.
         let borrowed = std::mem::take(&mut b.borrowed);
-        let mut lent = Vec::with_capacity(borrowed.len());
-        for pending in &borrowed {
-            // SAFETY: checked non-null (or empty) at add time and, per the
-            // contract of seqshim_wfa_batch_add_borrowed, still readable.
-            let (Some(pattern), Some(text)) = (unsafe {
-                (
-                    super::guard::bytes(pending.pattern, pending.pattern_len),
-                    super::guard::bytes(pending.text, pending.text_len),
-                )
-            }) else {
-                return SEQSHIM_WFA_E_ARG;
-            };
-            lent.push(Lent {
-                slot: pending.slot,
-                pattern,
-                text,
-            });
-        }
+        // On the pool: a batch of a million short pairs spends more time
+        // here than in its kernel when this is done on one thread.
+        let lent: Option<Vec<Lent>> = crate::engine::cpu::install(|| {
+            use rayon::prelude::*;
+            borrowed
+                .par_iter()
+                .map(|pending| {
+                    // SAFETY: checked non-null (or empty) at add time and, per
+                    // the contract of seqshim_wfa_batch_add_borrowed, still
+                    // readable.
+                    let (pattern, text) = unsafe {
+                        (
+                            super::guard::bytes(pending.pattern, pending.pattern_len)?,
+                            super::guard::bytes(pending.text, pending.text_len)?,
+                        )
+                    };
+                    Some(Lent {
+                        slot: pending.slot,
+                        pattern,
+                        text,
+                    })
+                })
+                .collect()
+        });
+        let Some(lent) = lent else {
+            return SEQSHIM_WFA_E_ARG;
+        };
         b.batch.run_with(&lent);
+        drop(lent);
+        // Emptied, its room kept for the next pairs.
+        let mut borrowed = borrowed;
+        borrowed.clear();
+        b.borrowed = borrowed;
         SEQSHIM_WFA_OK
     })
 }
@@ -715,7 +744,9 @@ pub unsafe extern "C" fn seqshim_wfa_batch_routing(
 }
 
 /// Removes every pair and result (borrowed pairs are forgotten); the
-/// options stay. Returns `SEQSHIM_WFA_OK` or `_E_ARG`.
+/// options stay, and so does the room the batch had grown to, so that a
+/// batch reused for batches of similar size does not grow again. Returns
+/// `SEQSHIM_WFA_OK` or `_E_ARG`.
 ///
 /// # Safety
 /// `b` null or a live batch; pointers from `seqshim_wfa_batch_cigar` are
@@ -730,7 +761,7 @@ pub unsafe extern "C" fn seqshim_wfa_batch_reset(
             return SEQSHIM_WFA_E_ARG;
         };
         b.batch.reset();
-        b.borrowed = Vec::new();
+        b.borrowed.clear();
         SEQSHIM_WFA_OK
     })
 }

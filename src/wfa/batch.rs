@@ -2,13 +2,14 @@
 //! pool, cuts them into jobs and runs everything at once through the
 //! process-wide WFA scheduler. The C batch API is a thin layer over this.
 
+use std::ops::Range;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use super::checks;
 use super::job::{self, PairResult, PairSet, WfaJob};
 use super::{AlignStatus, Aligner, AlignerAttributes, AlignmentScope, MemoryMode, WfaError};
-use crate::engine::scheduler::{self, ScheduleError};
+use crate::engine::scheduler::{self, Queued, ScheduleError};
 
 /// Device jobs are small: a device batch packs many of them into one
 /// launch, and a job that falls back to the CPU (a failed device) must not
@@ -52,6 +53,19 @@ pub struct Lent<'a> {
     pub text: &'a [u8],
 }
 
+/// A device job of a run: its handle, its pairs in its set and their slots
+/// (indexed by pair).
+type QueuedJob = (Queued<WfaJob>, Range<usize>, Arc<Vec<usize>>);
+
+/// A CPU job of a run and the slots of its pairs.
+type CpuJob = (WfaJob, Arc<Vec<usize>>);
+
+/// A job built from lent pairs: queued for the devices, or for the CPU pool.
+enum Built {
+    Queued(QueuedJob),
+    ForCpu(CpuJob),
+}
+
 /// Pairs waiting for the next run, already split by route.
 #[derive(Default)]
 struct Route {
@@ -63,6 +77,12 @@ pub struct Batch {
     attributes: AlignerAttributes,
     use_devices: bool,
     router: job::DeviceRouter,
+    /// Pairs taken so far (slots `0..pairs`).
+    pairs: usize,
+    /// Where results go. Written out to `pairs` only when a run starts, on
+    /// the pool (a slot past its end is pending): adding a pair then touches
+    /// as little fresh memory as possible, which for short pairs costs more
+    /// than the rest of adding them.
     slots: Vec<Slot>,
     device: Route,
     cpu: Route,
@@ -89,6 +109,7 @@ impl Batch {
             attributes,
             use_devices,
             router: job::DeviceRouter::new(&attributes),
+            pairs: 0,
             slots: Vec::new(),
             device: Route::default(),
             cpu: Route::default(),
@@ -110,10 +131,16 @@ impl Batch {
         checks::ends_free(&self.attributes.form, pattern_len as i64, text_len as i64)
     }
 
+    /// Room for `pairs` more slots, reserved up front; `false` (nothing
+    /// reserved) when the memory cannot be had.
+    pub fn try_reserve(&mut self, pairs: usize) -> bool {
+        self.slots.try_reserve(pairs).is_ok()
+    }
+
     /// Takes a slot whose sequences come later through [`Batch::fill`].
     pub fn reserve(&mut self) -> usize {
-        self.slots.push(Slot::Pending);
-        self.slots.len() - 1
+        self.pairs += 1;
+        self.pairs - 1
     }
 
     /// Copies a pair into the batch; returns its index. The caller has
@@ -136,15 +163,16 @@ impl Batch {
     }
 
     pub fn len(&self) -> usize {
-        self.slots.len()
+        self.pairs
     }
 
     pub fn is_empty(&self) -> bool {
-        self.slots.is_empty()
+        self.pairs == 0
     }
 
     pub fn slot(&self, index: usize) -> Option<&Slot> {
-        self.slots.get(index)
+        static PENDING: Slot = Slot::Pending;
+        (index < self.pairs).then(|| self.slots.get(index).unwrap_or(&PENDING))
     }
 
     /// What the last run did.
@@ -152,9 +180,12 @@ impl Batch {
         self.last
     }
 
-    /// Drops every pair and result; the configuration stays.
+    /// Drops every pair and result; the configuration stays, and so does
+    /// the room for as many slots (a batch reused for batches of the same
+    /// size adds its pairs into memory already in place).
     pub fn reset(&mut self) {
-        self.slots = Vec::new();
+        self.pairs = 0;
+        self.slots.clear();
         self.device = Route::default();
         self.cpu = Route::default();
         self.last = RunSummary::default();
@@ -169,6 +200,12 @@ impl Batch {
     /// [`Batch::run`] with the pairs of reserved slots lent for the call.
     pub fn run_with(&mut self, lent: &[Lent<'_>]) -> RunSummary {
         let started = Instant::now();
+        let (have, taken) = (self.slots.len(), self.pairs);
+        let slots = &mut self.slots;
+        crate::engine::cpu::install(|| {
+            use rayon::prelude::*;
+            slots.par_extend((have..taken).into_par_iter().map(|_| Slot::Pending));
+        });
         let device = std::mem::take(&mut self.device);
         let cpu = std::mem::take(&mut self.cpu);
         let (lent_device, lent_cpu): (Vec<usize>, Vec<usize>) = (0..lent.len()).partition(|&i| {
@@ -203,8 +240,11 @@ impl Batch {
                 summary.to_cpu
             );
         }
-        let mut jobs = Vec::new();
-        let mut owners: Vec<Arc<Vec<usize>>> = Vec::new();
+        // Device jobs are queued as they are built, so that the GPUs start on
+        // the first ones while the CPU pool copies the rest; their results
+        // are stored as they come back. CPU jobs run on the pool meanwhile.
+        let mut queued: Vec<QueuedJob> = Vec::new();
+        let mut cpu_jobs: Vec<CpuJob> = Vec::new();
         for (route, gpu) in [(device, devices), (cpu, false)] {
             if route.slots.is_empty() {
                 continue;
@@ -214,13 +254,18 @@ impl Batch {
             let slots = Arc::new(route.slots);
             let sizes = set.spans.iter().map(|s| s.pattern_len + s.text_len);
             for range in chunks(sizes, max_pairs, max_bases) {
-                jobs.push(WfaJob {
+                let job = WfaJob {
                     attributes: self.attributes,
                     pairs: set.clone(),
                     range,
                     gpu,
-                });
-                owners.push(slots.clone());
+                };
+                if gpu {
+                    let range = job.range.clone();
+                    queued.push((job::scheduler().queue(job), range, slots.clone()));
+                } else {
+                    cpu_jobs.push((job, slots.clone()));
+                }
             }
         }
         // Lent pairs: each job copies its own pairs, all jobs at once.
@@ -233,7 +278,8 @@ impl Batch {
                 .iter()
                 .map(|&i| lent[i].pattern.len() + lent[i].text.len());
             let ranges = chunks(sizes, max_pairs, max_bases);
-            let built: Vec<(PairSet, Vec<usize>)> = crate::engine::cpu::install(|| {
+            let attributes = self.attributes;
+            let built: Vec<Built> = crate::engine::cpu::install(|| {
                 use rayon::prelude::*;
                 ranges
                     .par_iter()
@@ -247,47 +293,46 @@ impl Batch {
                         for &i in members {
                             set.push(lent[i].pattern, lent[i].text);
                         }
-                        (set, members.iter().map(|&i| lent[i].slot).collect())
+                        let job = WfaJob {
+                            attributes,
+                            range: 0..set.len(),
+                            pairs: Arc::new(set),
+                            gpu,
+                        };
+                        let slots = Arc::new(members.iter().map(|&i| lent[i].slot).collect());
+                        if gpu {
+                            let range = job.range.clone();
+                            Built::Queued((job::scheduler().queue(job), range, slots))
+                        } else {
+                            Built::ForCpu((job, slots))
+                        }
                     })
                     .collect()
             });
-            for (set, slots) in built {
-                jobs.push(WfaJob {
-                    attributes: self.attributes,
-                    range: 0..set.len(),
-                    pairs: Arc::new(set),
-                    gpu,
-                });
-                owners.push(Arc::new(slots));
+            for job in built {
+                match job {
+                    Built::Queued(handed) => queued.push(handed),
+                    Built::ForCpu(job) => cpu_jobs.push(job),
+                }
             }
         }
+        let prepared = started.elapsed();
+        let (jobs, owners): (Vec<WfaJob>, Vec<Arc<Vec<usize>>>) = cpu_jobs.into_iter().unzip();
         let ranges: Vec<_> = jobs.iter().map(|j| j.range.clone()).collect();
-        let outputs = if self.use_devices {
-            job::scheduler().run_all(jobs)
-        } else {
-            scheduler::run_on_cpu(jobs)
-        };
-        for ((output, range), slots) in outputs.into_iter().zip(ranges).zip(owners) {
-            match output {
-                Ok(results) if results.len() == range.len() => {
-                    for (i, result) in range.zip(results) {
-                        self.slots[slots[i]] = Slot::Done(result);
-                    }
-                }
-                failed => {
-                    let why = match failed {
-                        Err(ScheduleError(why)) => why,
-                        Ok(r) => format!("{} results for {} pairs", r.len(), range.len()),
-                    };
-                    summary.failed += range.len();
-                    for i in range {
-                        self.slots[slots[i]] = Slot::Failed(why.clone());
-                    }
-                }
-            }
+        let cpu_outputs = scheduler::run_on_cpu(jobs);
+        for ((output, range), slots) in cpu_outputs.into_iter().zip(ranges).zip(owners) {
+            self.store(range, &slots, output, &mut summary);
+        }
+        for (handed, range, slots) in queued {
+            self.store(range, &slots, handed.wait(), &mut summary);
         }
         summary.elapsed = started.elapsed();
         if pairs > 0 {
+            crate::log_debug!(
+                "wfa batch: device jobs queued and CPU jobs built in {:.1} ms, all aligned and stored {:.1} ms later",
+                prepared.as_secs_f64() * 1e3,
+                (summary.elapsed - prepared).as_secs_f64() * 1e3
+            );
             let secs = summary.elapsed.as_secs_f64();
             crate::log_info!(
                 "wfa batch: {pairs} pairs in {:.3} s ({:.0} alignments/s), {} failed",
@@ -298,6 +343,36 @@ impl Batch {
         }
         self.last = summary;
         summary
+    }
+}
+
+impl Batch {
+    /// Puts a job's results (pairs `range` of its set, whose slots are
+    /// `slots[range]`) in their slots, or its failure.
+    fn store(
+        &mut self,
+        range: Range<usize>,
+        slots: &[usize],
+        output: Result<Vec<PairResult>, ScheduleError>,
+        summary: &mut RunSummary,
+    ) {
+        match output {
+            Ok(results) if results.len() == range.len() => {
+                for (i, result) in range.zip(results) {
+                    self.slots[slots[i]] = Slot::Done(result);
+                }
+            }
+            failed => {
+                let why = match failed {
+                    Err(ScheduleError(why)) => why,
+                    Ok(r) => format!("{} results for {} pairs", r.len(), range.len()),
+                };
+                summary.failed += range.len();
+                for i in range {
+                    self.slots[slots[i]] = Slot::Failed(why.clone());
+                }
+            }
+        }
     }
 }
 

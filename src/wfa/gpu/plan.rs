@@ -180,29 +180,51 @@ pub fn base_code(b: u8) -> u32 {
 /// a 16-base read at any position stays inside the buffer.
 pub fn pack_into(seq: &[u8], out: &mut Vec<u32>) {
     out.clear();
-    out.extend(seq.chunks(16).map(pack16));
+    out.extend(seq.chunks(16).map(|bases| pack16(bases).0));
     out.push(0);
 }
 
 /// [`pack_into`] straight into little-endian bytes: `out` must hold
-/// `4 * packed_words(seq.len())` bytes, all of which it writes.
-pub fn pack_le(seq: &[u8], out: &mut [u8]) {
+/// `4 * packed_words(seq.len())` bytes, all of which it writes. Returns
+/// [`packable`]`(seq)`, found on the way: the kernel reads each pair's bytes
+/// once, here, so the check costs no second pass over them.
+pub fn pack_le(seq: &[u8], out: &mut [u8]) -> bool {
     let words = packed_words(seq.len());
     let (body, spare) = out[..4 * words].split_at_mut(4 * (words - 1));
+    let mut acgt = true;
     for (dst, bases) in body.chunks_exact_mut(4).zip(seq.chunks(16)) {
-        dst.copy_from_slice(&pack16(bases).to_le_bytes());
+        let (word, ok) = pack16(bases);
+        dst.copy_from_slice(&word.to_le_bytes());
+        acgt &= ok;
     }
     spare.fill(0);
+    acgt
 }
 
-/// Up to 16 bases as one word, first base in the low bits.
+/// Up to 16 bases as one word, first base in the low bits, and whether they
+/// are all upper-case `A`, `C`, `G`, `T`. The missing bases of a short chunk
+/// are taken as `A`, whose code is the zero padding.
 #[inline]
-fn pack16(bases: &[u8]) -> u32 {
-    let mut chunk = [0u8; 16];
+fn pack16(bases: &[u8]) -> (u32, bool) {
+    let mut chunk = [b'A'; 16];
     chunk[..bases.len()].copy_from_slice(bases);
     let lo = u64::from_le_bytes(chunk[..8].try_into().expect("8 bytes"));
     let hi = u64::from_le_bytes(chunk[8..].try_into().expect("8 bytes"));
-    gather8(lo) | (gather8(hi) << 16)
+    (gather8(lo) | (gather8(hi) << 16), acgt8(lo) && acgt8(hi))
+}
+
+/// Whether eight bytes are all `A`, `C`, `G` or `T`. Bits 1 and 2 of a byte
+/// are its code (A 0, C 1, T 2, G 3); the letter of that code is rebuilt in
+/// each byte lane as `A + 2·bit1 + 0x13·bit2 − 0x0f·bit1·bit2` (no lane
+/// carries or borrows), and a byte is a base exactly when it equals the
+/// letter of its own code.
+#[inline]
+fn acgt8(bytes: u64) -> bool {
+    const ONES: u64 = 0x0101_0101_0101_0101;
+    let bit1 = (bytes >> 1) & ONES;
+    let bit2 = (bytes >> 2) & ONES;
+    let letters = (u64::from(b'A') * ONES + 2 * bit1 + 0x13 * bit2) - 0x0f * (bit1 & bit2);
+    letters == bytes
 }
 
 /// The 2-bit codes of eight bases (one per byte) side by side in 16 bits,
@@ -246,12 +268,38 @@ mod tests {
             }
             assert_eq!(*words.last().unwrap(), 0);
             let mut bytes = vec![0xaa; 4 * words.len()];
-            pack_le(seq, &mut bytes);
+            assert!(pack_le(seq, &mut bytes));
             let from_bytes: Vec<u32> = bytes
                 .chunks_exact(4)
                 .map(|w| u32::from_le_bytes(w.try_into().unwrap()))
                 .collect();
             assert_eq!(from_bytes, words);
         }
+    }
+
+    /// Every byte value at every position of a chunk, short chunks too: the
+    /// packer's check agrees with the byte-by-byte one.
+    #[test]
+    fn packing_reports_exactly_the_sequences_of_upper_case_acgt() {
+        let mut base = b"ACGTTGCAACGGTACCGATTA".to_vec();
+        let mut out = vec![0u8; 4 * packed_words(base.len())];
+        assert!(pack_le(&base, &mut out));
+        for at in [0, 7, 8, 15, 16, 20] {
+            for byte in 0..=255u8 {
+                let saved = base[at];
+                base[at] = byte;
+                for len in [at + 1, base.len()] {
+                    let seq = &base[..len];
+                    let mut out = vec![0u8; 4 * packed_words(len)];
+                    assert_eq!(
+                        pack_le(seq, &mut out),
+                        packable(seq),
+                        "byte {byte} at {at}, {len} bases"
+                    );
+                }
+                base[at] = saved;
+            }
+        }
+        assert!(pack_le(b"", &mut [0u8; 4]));
     }
 }

@@ -44,9 +44,6 @@ const MIN_ARENA: usize = 256 << 20;
 const MEM_FRAC: f64 = 0.5;
 /// Runners per GPU, each on its own stream and arena.
 const LANES: usize = 2;
-/// Threads a device keeps resident (132 SMs x 2048 on an H100), which sets
-/// how many workers a launch starts.
-const RESIDENT_THREADS: usize = 132 * 2048;
 /// Largest ring kept in shared memory. Rings of up to 40 KiB fit the
 /// default limit, but on an H200 they ran no faster than rings in global
 /// memory (which stay in L1/L2) and cost occupancy, so only small rings
@@ -64,8 +61,10 @@ pub struct Counters {
     pub on_gpu: AtomicU64,
     /// Pairs the kernel gave back (score past its memory, unfeasible, ...).
     pub rescued: AtomicU64,
-    /// Pairs of GPU jobs aligned on the CPU without trying the kernel
-    /// (bytes other than ACGT, a configuration or length it does not take).
+    /// Pairs of GPU jobs aligned on the CPU because the kernel does not take
+    /// them (a configuration or length it does not take, or bytes other
+    /// than ACGT: such a pair is launched with the others, as its bytes are
+    /// checked while packing, and its result is not read).
     pub routed_to_cpu: AtomicU64,
     /// Finished pairs whose walk did not replay (aligned on the CPU; a kernel
     /// bug if ever non-zero).
@@ -161,10 +160,11 @@ impl WfaRunner {
             }
         }
         crate::log_info!(
-            "WFA: GPU {} stream {lane}: arena of {} MiB ({} MiB pinned)",
+            "WFA: GPU {} stream {lane}: arena of {} MiB ({} MiB pinned), {} resident threads",
             gpu.info().ordinal,
             arena.capacity() >> 20,
-            arena.host_capacity() >> 20
+            arena.host_capacity() >> 20,
+            gpu.info().resident_threads
         );
         Ok(WfaRunner {
             gpu,
@@ -175,6 +175,7 @@ impl WfaRunner {
     }
 
     fn run(&mut self, jobs: &[WfaJob]) -> Result<Vec<Option<Vec<PairResult>>>, DeviceError> {
+        let started = std::time::Instant::now();
         let mut results: Vec<Vec<Option<PairResult>>> =
             jobs.iter().map(|j| vec![None; j.range.len()]).collect();
         // Jobs of one configuration share launches.
@@ -185,26 +186,24 @@ impl WfaRunner {
                 None => groups.push((job.attributes, vec![i])),
             }
         }
-        // Which pairs the kernel takes (bytes and lengths), on the host pool.
-        let takes: Vec<Vec<bool>> = crate::engine::cpu::install_for_devices(|| {
-            use rayon::prelude::*;
-            jobs.par_iter()
-                .map(|job| {
-                    let params = Params::new(&job.attributes).ok();
-                    job.range
-                        .clone()
-                        .map(|pair| {
-                            let (p, t) = (job.pairs.pattern(pair), job.pairs.text(pair));
-                            params.is_some_and(|params| {
-                                params.takes_lengths(p.len(), t.len())
-                                    && plan::packable(p)
-                                    && plan::packable(t)
-                            })
+        // Which pairs the kernel takes by their lengths (their bytes are
+        // checked as they are packed).
+        let takes: Vec<Vec<bool>> = jobs
+            .iter()
+            .map(|job| {
+                let params = Params::new(&job.attributes).ok();
+                job.range
+                    .clone()
+                    .map(|pair| {
+                        let span = &job.pairs.spans[pair];
+                        params.is_some_and(|params| {
+                            params.takes_lengths(span.pattern_len, span.text_len)
                         })
-                        .collect()
-                })
-                .collect()
-        });
+                    })
+                    .collect()
+            })
+            .collect();
+        let checked = started.elapsed();
         let budget =
             (self.arena.capacity() / 4).min(self.arena.host_capacity().saturating_sub(HOST_SLACK));
         for (attributes, members) in &groups {
@@ -245,6 +244,7 @@ impl WfaRunner {
                 }
             }
         }
+        let launched = started.elapsed();
         let on_cpu = takes.iter().flatten().filter(|&&t| !t).count();
         COUNTERS
             .routed_to_cpu
@@ -280,10 +280,18 @@ impl WfaRunner {
         for ((j, slot), r) in rescued {
             results[j][slot] = Some(r);
         }
-        Ok(results
+        let results = results
             .into_iter()
             .map(|r| r.into_iter().collect::<Option<Vec<_>>>())
-            .collect())
+            .collect();
+        crate::log_debug!(
+            "wfa runner: {} jobs: checks {:.1} ms, launches {:.1} ms, rest {:.1} ms",
+            jobs.len(),
+            checked.as_secs_f64() * 1e3,
+            (launched - checked).as_secs_f64() * 1e3,
+            (started.elapsed() - launched).as_secs_f64() * 1e3
+        );
+        Ok(results)
     }
 
     /// Bytes a pair of `bases` bases (pattern and text) takes in the I/O
@@ -355,38 +363,44 @@ impl WfaRunner {
         results: &mut [Vec<Option<PairResult>>],
         max_workers: usize,
     ) -> Result<(Vec<(usize, usize)>, usize), DeviceError> {
+        let began = std::time::Instant::now();
         let full = params.full != 0;
         let pen = WfPenalties::from_client(&attributes.penalties)
             .map_err(|_| DeviceError("penalties rejected".into()))?;
-        // Layout of the I/O part.
-        let mut placed = Vec::with_capacity(chunk.len());
+        // Layout of the I/O part: each pair's sizes on the host pool, then
+        // the offsets in one pass.
+        let mut placed: Vec<Placed> = crate::engine::cpu::install_for_devices(|| {
+            use rayon::prelude::*;
+            chunk
+                .par_iter()
+                .map(|&(job, slot)| {
+                    let j = &jobs[job];
+                    let pair = j.range.start + slot;
+                    let span = &j.pairs.spans[pair];
+                    let (plen, tlen) = (span.pattern_len, span.text_len);
+                    Placed {
+                        job,
+                        pair,
+                        plen,
+                        tlen,
+                        pattern: 0,
+                        text: 0,
+                        result: 0,
+                        path_cap: if full { plen + tlen + 16 } else { 0 },
+                        max_score: Params::score_bound(&pen, plen, tlen),
+                    }
+                })
+                .collect()
+        });
         let mut at = align16(DESCS_AT + DESC_BYTES * chunk.len());
         let mut max_bases = 0;
         let mut max_score = 1;
-        for &(job, slot) in chunk {
-            let j = &jobs[job];
-            let pair = j.range.start + slot;
-            let (plen, tlen) = (
-                j.pairs.spans[pair].pattern_len,
-                j.pairs.spans[pair].text_len,
-            );
-            let pattern = at;
-            let text = pattern + align16(4 * plan::packed_words(plen));
-            at = text + align16(4 * plan::packed_words(tlen));
-            max_bases = max_bases.max(plen + tlen);
-            let bound = Params::score_bound(&pen, plen, tlen);
-            max_score = max_score.max(bound);
-            placed.push(Placed {
-                job,
-                pair,
-                plen,
-                tlen,
-                pattern,
-                text,
-                result: 0,
-                path_cap: if full { plen + tlen + 16 } else { 0 },
-                max_score: bound,
-            });
+        for p in &mut placed {
+            p.pattern = at;
+            p.text = p.pattern + align16(4 * plan::packed_words(p.plen));
+            at = p.text + align16(4 * plan::packed_words(p.tlen));
+            max_bases = max_bases.max(p.plen + p.tlen);
+            max_score = max_score.max(p.max_score);
         }
         let inputs_end = at;
         for p in &mut placed {
@@ -398,7 +412,7 @@ impl WfaRunner {
         let block = Self::block_size(max_bases);
         let workers = chunk
             .len()
-            .min(RESIDENT_THREADS / block as usize)
+            .min(self.gpu.info().resident_threads / block as usize)
             .min(max_workers)
             .max(1);
         let width = max_bases + 4;
@@ -446,13 +460,15 @@ impl WfaRunner {
             inputs.push(mine);
             rest = after;
         }
-        crate::engine::cpu::install_for_devices(|| {
+        // Whether each pair is all upper-case ACGT (the kernel's result for
+        // one that is not is not read).
+        let packable: Vec<bool> = crate::engine::cpu::install_for_devices(|| {
             use rayon::prelude::*;
             placed
                 .par_iter()
                 .zip(descs.par_chunks_exact_mut(DESC_BYTES))
                 .zip(inputs.par_iter_mut())
-                .for_each(|((p, desc), input)| {
+                .map(|((p, desc), input)| {
                     desc[0..8].copy_from_slice(&(p.pattern as u64).to_le_bytes());
                     desc[8..16].copy_from_slice(&(p.text as u64).to_le_bytes());
                     desc[16..24].copy_from_slice(&(p.result as u64).to_le_bytes());
@@ -462,9 +478,10 @@ impl WfaRunner {
                     desc[36..40].copy_from_slice(&(p.path_cap as i32).to_le_bytes());
                     let j = &jobs[p.job];
                     let (pattern, text) = input.split_at_mut(p.text - p.pattern);
-                    plan::pack_le(j.pairs.pattern(p.pair), pattern);
-                    plan::pack_le(j.pairs.text(p.pair), text);
-                });
+                    let pattern_ok = plan::pack_le(j.pairs.pattern(p.pair), pattern);
+                    plan::pack_le(j.pairs.text(p.pair), text) && pattern_ok
+                })
+                .collect()
         });
         let packed_at = started.elapsed();
         self.arena.upload(0..inputs_end)?;
@@ -500,12 +517,20 @@ impl WfaRunner {
             use rayon::prelude::*;
             placed
                 .par_iter()
-                .map(|p| decode(staging, p, &params, &pen, jobs))
+                .zip(packable.par_iter())
+                .map(|(p, &packable)| {
+                    if packable {
+                        decode(staging, p, &params, &pen, jobs)
+                    } else {
+                        Decoded::NotPackable
+                    }
+                })
                 .collect()
         });
         crate::log_debug!(
-            "wfa launch: {} pairs, {workers} workers of {block} threads: pack {:.1} ms, device {:.1} ms, decode {:.1} ms",
+            "wfa launch: {} pairs, {workers} workers of {block} threads: layout {:.1} ms, pack {:.1} ms, device {:.1} ms, decode {:.1} ms",
             placed.len(),
+            (started - began).as_secs_f64() * 1e3,
             packed_at.as_secs_f64() * 1e3,
             (device_at - packed_at).as_secs_f64() * 1e3,
             (started.elapsed() - device_at).as_secs_f64() * 1e3
@@ -522,6 +547,9 @@ impl WfaRunner {
                     COUNTERS.rescued.fetch_add(1, Ordering::Relaxed);
                 }
                 Decoded::ShortOfMemory => short.push((p.job, slot)),
+                Decoded::NotPackable => {
+                    COUNTERS.routed_to_cpu.fetch_add(1, Ordering::Relaxed);
+                }
             }
         }
         Ok((short, workers))
@@ -544,6 +572,8 @@ enum Decoded {
     GivenUp,
     /// Worth another launch with more memory per worker.
     ShortOfMemory,
+    /// A byte other than upper-case ACGT: for the CPU path.
+    NotPackable,
 }
 
 /// One pair's result slot.
