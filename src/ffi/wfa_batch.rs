@@ -143,13 +143,15 @@ pub struct seqshim_wfa_options_t {
 /// Largest `expected_pairs` hint that reserves room.
 const MAX_RESERVED_PAIRS: usize = 1 << 22;
 
-/// A borrowed pair: caller memory, read when the batch runs.
+/// A borrowed pair: caller memory, read when the batch runs. Kept small
+/// (lengths from the `int` arguments): for short pairs, the fresh memory a
+/// batch touches per pair added is most of what adding costs.
 struct Borrowed {
     slot: usize,
     pattern: *const u8,
-    pattern_len: usize,
     text: *const u8,
-    text_len: usize,
+    pattern_len: u32,
+    text_len: u32,
 }
 
 // SAFETY: a `Borrowed` is only read during `seqshim_wfa_batch_run`, which
@@ -469,9 +471,9 @@ unsafe fn add_pair(
             b.borrowed.push(Borrowed {
                 slot,
                 pattern: pattern.cast(),
-                pattern_len: p,
+                pattern_len: pattern_len as u32,
                 text: text.cast(),
-                text_len: t,
+                text_len: text_len as u32,
             });
             slot
         } else {
@@ -528,8 +530,8 @@ pub unsafe extern "C" fn seqshim_wfa_batch_run(
                     // readable.
                     let (pattern, text) = unsafe {
                         (
-                            super::guard::bytes(pending.pattern, pending.pattern_len)?,
-                            super::guard::bytes(pending.text, pending.text_len)?,
+                            super::guard::bytes(pending.pattern, pending.pattern_len as usize)?,
+                            super::guard::bytes(pending.text, pending.text_len as usize)?,
                         )
                     };
                     Some(Lent {

@@ -57,6 +57,13 @@ pub struct Lent<'a> {
 /// (indexed by pair).
 type QueuedJob = (Queued<WfaJob>, Range<usize>, Arc<Vec<usize>>);
 
+/// A job's pairs in its set, their slots and its output.
+type Finished = (
+    Range<usize>,
+    Arc<Vec<usize>>,
+    Result<Vec<PairResult>, ScheduleError>,
+);
+
 /// A CPU job of a run and the slots of its pairs.
 type CpuJob = (WfaJob, Arc<Vec<usize>>);
 
@@ -208,8 +215,12 @@ impl Batch {
         });
         let device = std::mem::take(&mut self.device);
         let cpu = std::mem::take(&mut self.cpu);
-        let (lent_device, lent_cpu): (Vec<usize>, Vec<usize>) = (0..lent.len()).partition(|&i| {
-            self.use_devices && self.router.takes(lent[i].pattern.len(), lent[i].text.len())
+        let (use_devices, router) = (self.use_devices, self.router);
+        let (lent_device, lent_cpu): (Vec<usize>, Vec<usize>) = crate::engine::cpu::install(|| {
+            use rayon::prelude::*;
+            (0..lent.len()).into_par_iter().partition(|&i| {
+                use_devices && router.takes(lent[i].pattern.len(), lent[i].text.len())
+            })
         });
         let pairs = device.slots.len() + cpu.slots.len() + lent.len();
         // Without a live device the "device" pairs are CPU work like the
@@ -320,9 +331,13 @@ impl Batch {
         let (jobs, owners): (Vec<WfaJob>, Vec<Arc<Vec<usize>>>) = cpu_jobs.into_iter().unzip();
         let ranges: Vec<_> = jobs.iter().map(|j| j.range.clone()).collect();
         let cpu_outputs = scheduler::run_on_cpu(jobs);
-        for ((output, range), slots) in cpu_outputs.into_iter().zip(ranges).zip(owners) {
-            self.store(range, &slots, output, &mut summary);
-        }
+        let done = cpu_outputs
+            .into_iter()
+            .zip(ranges)
+            .zip(owners)
+            .map(|((output, range), slots)| (range, slots, output))
+            .collect();
+        self.store_all(done, &mut summary);
         for (handed, range, slots) in queued {
             self.store(range, &slots, handed.wait(), &mut summary);
         }
@@ -347,6 +362,61 @@ impl Batch {
 }
 
 impl Batch {
+    /// [`Batch::store`] for many jobs at once. Jobs whose slots are one run
+    /// of consecutive slots (those of pairs added in order) fill their runs
+    /// on the pool: a million short pairs took longer to store one by one
+    /// than to align on 16 cores.
+    fn store_all(&mut self, done: Vec<Finished>, summary: &mut RunSummary) {
+        let mut runs: Vec<(usize, Vec<PairResult>)> = Vec::new();
+        let mut others: Vec<Finished> = Vec::new();
+        for (range, slots, output) in done {
+            let mine = &slots[range.clone()];
+            let consecutive = mine.windows(2).all(|w| w[1] == w[0] + 1);
+            match output {
+                Ok(results) if consecutive && !mine.is_empty() && results.len() == mine.len() => {
+                    runs.push((mine[0], results));
+                }
+                output => others.push((range, slots, output)),
+            }
+        }
+        runs.sort_unstable_by_key(|(first, _)| *first);
+        // One disjoint piece of the slots per run.
+        let mut pieces: Vec<(&mut [Slot], Vec<PairResult>)> = Vec::with_capacity(runs.len());
+        // Runs never overlap (a slot belongs to one pair); should one seem
+        // to, it is stored alone afterwards.
+        let mut overlapping: Vec<(usize, Vec<PairResult>)> = Vec::new();
+        let mut rest: &mut [Slot] = &mut self.slots;
+        let mut rest_at = 0;
+        for (first, results) in runs {
+            let fits = first >= rest_at && first - rest_at + results.len() <= rest.len();
+            if !fits {
+                overlapping.push((first, results));
+                continue;
+            }
+            let (_, from_first) = std::mem::take(&mut rest).split_at_mut(first - rest_at);
+            let (piece, after) = from_first.split_at_mut(results.len());
+            rest = after;
+            rest_at = first + results.len();
+            pieces.push((piece, results));
+        }
+        crate::engine::cpu::install(|| {
+            use rayon::prelude::*;
+            pieces.into_par_iter().for_each(|(piece, results)| {
+                for (slot, result) in piece.iter_mut().zip(results) {
+                    *slot = Slot::Done(result);
+                }
+            });
+        });
+        for (first, results) in overlapping {
+            for (i, result) in results.into_iter().enumerate() {
+                self.slots[first + i] = Slot::Done(result);
+            }
+        }
+        for (range, slots, output) in others {
+            self.store(range, &slots, output, summary);
+        }
+    }
+
     /// Puts a job's results (pairs `range` of its set, whose slots are
     /// `slots[range]`) in their slots, or its failure.
     fn store(
@@ -528,6 +598,42 @@ mod tests {
             let want = PairResult::from_aligner(&reference, outcome);
             assert_eq!(batch.slot(i), Some(&Slot::Done(want)), "pair {i}");
         }
+    }
+
+    /// Copied and lent pairs, interleaved in one run and in two blocks in
+    /// the next: results land in their own slots whether a job's slots are
+    /// consecutive (stored on the pool) or not (one by one).
+    #[test]
+    fn interleaved_copied_and_lent_pairs_keep_their_slots() {
+        let _turn = job::emulated::take_turn();
+        let pairs = random_pairs(120, 5);
+        let attributes = AlignerAttributes::default();
+        let mut batch = Batch::new(attributes, false).unwrap();
+        for (r, round) in pairs.chunks(60).enumerate() {
+            let mut lent = Vec::new();
+            for (i, (p, t)) in round.iter().enumerate() {
+                // Interleaved, then in two blocks.
+                let copied = if r == 0 { i % 3 == 0 } else { i < 20 };
+                if copied {
+                    batch.add(p, t);
+                } else {
+                    lent.push(Lent {
+                        slot: batch.reserve(),
+                        pattern: p,
+                        text: t,
+                    });
+                }
+            }
+            let summary = batch.run_with(&lent);
+            assert_eq!((summary.pairs, summary.failed), (round.len(), 0));
+        }
+        for (i, (p, t)) in pairs.iter().enumerate() {
+            let mut reference = Aligner::new(&attributes).unwrap();
+            let outcome = reference.align(p, t);
+            let want = PairResult::from_aligner(&reference, outcome);
+            assert_eq!(batch.slot(i), Some(&Slot::Done(want)), "pair {i}");
+        }
+        assert_eq!(batch.slot(pairs.len()), None);
     }
 
     /// Through the emulated device of the unit-test build: device jobs,
