@@ -117,6 +117,7 @@ static CACHE_HITS: AtomicUsize = AtomicUsize::new(0);
 pub fn availability() -> &'static Availability {
     AVAILABILITY.get_or_init(|| {
         let config = config::get();
+        let started = std::time::Instant::now();
         let found = if config.backend == Backend::Cpu {
             Availability::CpuOnly {
                 reason: "SEQSHIM_BACKEND=cpu".to_string(),
@@ -132,11 +133,12 @@ pub fn availability() -> &'static Availability {
                 for gpu in gpus {
                     let i = &gpu.info;
                     crate::log_info!(
-                        "using GPU {} ({}, sm_{}{})",
+                        "using GPU {} ({}, sm_{}{}; driver and contexts ready in {} ms)",
                         i.ordinal,
                         i.name,
                         i.compute_capability.0,
-                        i.compute_capability.1
+                        i.compute_capability.1,
+                        started.elapsed().as_millis()
                     );
                 }
             }

@@ -35,7 +35,12 @@ const COUNTER_AT: usize = PARAMS_BYTES;
 /// packed pairs, results) is mirrored in pinned host memory, up to
 /// `MAX_HOST`; the workers' wavefront memory stays on the device.
 const MAX_ARENA: usize = 16 << 30;
-const MAX_HOST: usize = 1 << 30;
+/// A device batch of `DEVICE_BATCH_BASES` needs about 60 MiB of I/O (a
+/// quarter of a byte per base packed, a byte per base of CIGAR path, 160
+/// bytes per pair); larger ones are cut into several launches. Pinning
+/// host memory is slow (it is part of the first batch's wait), so the
+/// mirror is kept to four times that.
+const MAX_HOST: usize = 256 << 20;
 /// Room in the host mirror beyond a chunk's I/O bytes (parameters,
 /// descriptor table alignment, result padding).
 const HOST_SLACK: usize = 64 << 10;
@@ -138,7 +143,9 @@ impl WfaRunner {
 
     /// A runner on stream `lane` with an arena of about `bytes`.
     pub fn new(gpu: Arc<Gpu>, lane: usize, bytes: usize) -> Result<Self, DeviceError> {
+        let started = std::time::Instant::now();
         let kernel = gpu.kernel(&SOURCE, "seqshim_wfa_align")?;
+        let kernel_ready = started.elapsed();
         let mut arena = gpu.arena(lane);
         let mut bytes = bytes.min(MAX_ARENA);
         if bytes < MIN_ARENA {
@@ -160,10 +167,12 @@ impl WfaRunner {
             }
         }
         crate::log_info!(
-            "WFA: GPU {} stream {lane}: arena of {} MiB ({} MiB pinned), {} resident threads",
+            "WFA: GPU {} stream {lane}: arena of {} MiB ({} MiB pinned) in {} ms, kernel in {} ms, {} resident threads",
             gpu.info().ordinal,
             arena.capacity() >> 20,
             arena.host_capacity() >> 20,
+            (started.elapsed() - kernel_ready).as_millis(),
+            kernel_ready.as_millis(),
             gpu.info().resident_threads
         );
         Ok(WfaRunner {
