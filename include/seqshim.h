@@ -610,7 +610,8 @@ seqshim_wfa_status_t seqshim_wfa_options_default(struct seqshim_wfa_options_t *o
 
 /*
  Creates an empty batch with these options and stores it in `*out`
- (left untouched on failure). `expected_pairs` reserves room (a hint).
+ (left untouched on failure). `expected_pairs` reserves room (a hint,
+ up to 4 M pairs; adding short pairs into room already there is faster).
  Returns `SEQSHIM_WFA_OK`, `_E_ARG`, `_E_OPTION` or `_E_PENALTIES`, each
  failure with one warning line saying what is wrong.
 

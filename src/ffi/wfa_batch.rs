@@ -316,7 +316,8 @@ pub unsafe extern "C" fn seqshim_wfa_options_default(
 }
 
 /// Creates an empty batch with these options and stores it in `*out`
-/// (left untouched on failure). `expected_pairs` reserves room (a hint).
+/// (left untouched on failure). `expected_pairs` reserves room (a hint,
+/// up to 4 M pairs; adding short pairs into room already there is faster).
 /// Returns `SEQSHIM_WFA_OK`, `_E_ARG`, `_E_OPTION` or `_E_PENALTIES`, each
 /// failure with one warning line saying what is wrong.
 ///

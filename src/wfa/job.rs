@@ -187,10 +187,10 @@ impl Job for WfaJob {
 /// span, heuristic and size the kernel reproduces exactly). Everything else
 /// stays on the CPU, so results never depend on where a pair ran.
 /// The list of what is routed to the CPU, and why, is in [`super::gpu`].
-/// The bytes of a pair are checked later, by the runner (only upper-case
-/// `ACGT` pairs go to the kernel; the others it aligns on the CPU): that
-/// check reads every base, and the runner makes it on the host pool rather
-/// than on the thread adding pairs.
+/// The bytes of a pair are checked later, by the runner as it packs them on
+/// the host pool (only the results of upper-case `ACGT` pairs are taken
+/// from the kernel; the others are aligned on the CPU): that check reads
+/// every base, which the thread adding pairs should not have to do.
 pub fn gpu_may_take(attributes: &AlignerAttributes, pattern_len: usize, text_len: usize) -> bool {
     super::gpu::plan::Params::new(attributes)
         .is_ok_and(|params| params.takes_lengths(pattern_len, text_len))

@@ -186,7 +186,7 @@ pub fn pack_into(seq: &[u8], out: &mut Vec<u32>) {
 
 /// [`pack_into`] straight into little-endian bytes: `out` must hold
 /// `4 * packed_words(seq.len())` bytes, all of which it writes. Returns
-/// [`packable`]`(seq)`, found on the way: the kernel reads each pair's bytes
+/// [`packable`]`(seq)`, found on the way: the host reads each pair's bytes
 /// once, here, so the check costs no second pass over them.
 pub fn pack_le(seq: &[u8], out: &mut [u8]) -> bool {
     let words = packed_words(seq.len());
