@@ -3,8 +3,9 @@
 //! A family describes one unit of work as a [`Job`] and a device as a
 //! [`BatchRunner`] (pack a batch, launch, unpack). A [`Scheduler`] owns one
 //! executor thread per runner. Callers either [`Scheduler::submit`] one job
-//! (the synchronous upstream APIs) or [`Scheduler::run_all`] many (the batch
-//! APIs). Executors take everything queued when they become free, so
+//! (the synchronous upstream APIs), [`Scheduler::run_all`] many (the batch
+//! APIs), or [`Scheduler::queue`] jobs one by one as they build them and
+//! wait for each later. Executors take everything queued when they become free, so
 //! concurrent callers are coalesced into batches without any call waiting for
 //! a batch to fill. A batch that fails, a job the device could not finish, and
 //! a device that keeps failing all end the same way: the job reruns on the CPU
@@ -285,6 +286,7 @@ impl<J: Job> Scheduler<J> {
             (0..jobs.len()).map(|_| None).collect();
         let mut for_cpu = Vec::new();
         let mut waiting = Vec::new();
+        let mut handed_back = Vec::new();
         let mut to_queue = Vec::new();
         for (index, job) in jobs.into_iter().enumerate() {
             if use_devices && job.gpu_eligible() {
@@ -297,7 +299,10 @@ impl<J: Job> Scheduler<J> {
             rayon::join(
                 || {
                     for (index, job) in to_queue {
-                        waiting.push((index, self.queue(job)));
+                        match self.queue(job) {
+                            Ok(queued) => waiting.push((index, queued)),
+                            Err(job) => handed_back.push((index, job)),
+                        }
                     }
                 },
                 || {
@@ -320,6 +325,17 @@ impl<J: Job> Scheduler<J> {
         for (index, queued) in waiting {
             results[index] = Some(queued.wait());
         }
+        // Jobs no executor was left to take (every device retired meanwhile).
+        let rerun = super::cpu::install(|| {
+            use rayon::prelude::*;
+            handed_back
+                .into_par_iter()
+                .map(|(index, job)| (index, job.run_cpu()))
+                .collect::<Vec<_>>()
+        });
+        for (index, output) in rerun {
+            results[index] = Some(Ok(output));
+        }
         results
             .into_iter()
             .map(|r| r.unwrap_or_else(|| Err(ScheduleError("internal: job lost".into()))))
@@ -328,34 +344,27 @@ impl<J: Job> Scheduler<J> {
 
     /// Hands one job to the device executors, waiting while their queue is
     /// full, and returns at once: the caller goes on (building the next job,
-    /// say) while a device runs it. May be called from many threads.
-    pub fn queue(&self, job: J) -> Queued<J> {
+    /// say) while a device runs it. May be called from many threads,
+    /// the CPU pool's included: executors never wait for that pool, so a
+    /// full queue always drains. Gives the job back when no executor is left.
+    pub fn queue(&self, job: J) -> Result<Queued<J>, J> {
         let cost = job.cost();
         let (ticket, receiver) = Ticket::new(job, cost);
         match enqueue(&self.shared, self.shared.lock(), ticket) {
-            Ok(()) => Queued(Handed::ToDevices(receiver)),
-            Err(ticket) => Queued(Handed::Back(ticket.job)),
+            Ok(()) => Ok(Queued(receiver)),
+            Err(ticket) => Err(ticket.job),
         }
     }
 }
 
-/// A job given to [`Scheduler::queue`].
-pub struct Queued<J: Job>(Handed<J>);
-
-enum Handed<J: Job> {
-    ToDevices(mpsc::Receiver<Result<J::Output, ScheduleError>>),
-    /// No executor was left to take it.
-    Back(J),
-}
+/// A job given to the devices by [`Scheduler::queue`].
+pub struct Queued<J: Job>(mpsc::Receiver<Result<J::Output, ScheduleError>>);
 
 impl<J: Job> Queued<J> {
     /// The job's output, once its device (or the CPU pool, should the device
-    /// fail) has it; a job no executor took is run on this thread.
+    /// fail) has it.
     pub fn wait(self) -> Result<J::Output, ScheduleError> {
-        match self.0 {
-            Handed::ToDevices(receiver) => wait(&receiver),
-            Handed::Back(job) => Ok(job.run_cpu()),
-        }
+        wait(&self.0)
     }
 }
 

@@ -360,7 +360,8 @@ pub unsafe extern "C" fn seqshim_wfa_batch_create(
         // reserved up front spares a million-pair batch the copies and
         // page faults of growing one pair at a time.
         let hint = expected_pairs.min(MAX_RESERVED_PAIRS);
-        if b.borrowed.try_reserve(hint).is_err() || !b.batch.try_reserve(hint) {
+        let borrowed_room = b.borrowed.try_reserve(hint).is_ok();
+        if !(b.batch.try_reserve(hint) && borrowed_room) {
             crate::log_debug!("seqshim_wfa_batch_create: no room reserved for {hint} pairs");
         }
         // SAFETY: writable per the contract.

@@ -252,8 +252,10 @@ impl Batch {
             );
         }
         // Device jobs are queued as they are built, so that the GPUs start on
-        // the first ones while the CPU pool copies the rest; their results
-        // are stored as they come back. CPU jobs run on the pool meanwhile.
+        // the first ones while the CPU pool copies the rest. Then the CPU
+        // jobs run on the pool while the GPUs work, and last the device
+        // results are stored, in queue order, each as soon as it is back.
+        // A device job no executor was left to take becomes a CPU job.
         let mut queued: Vec<QueuedJob> = Vec::new();
         let mut cpu_jobs: Vec<CpuJob> = Vec::new();
         for (route, gpu) in [(device, devices), (cpu, false)] {
@@ -271,11 +273,14 @@ impl Batch {
                     range,
                     gpu,
                 };
-                if gpu {
-                    let range = job.range.clone();
-                    queued.push((job::scheduler().queue(job), range, slots.clone()));
+                let range = job.range.clone();
+                match if gpu {
+                    job::scheduler().queue(job)
                 } else {
-                    cpu_jobs.push((job, slots.clone()));
+                    Err(job)
+                } {
+                    Ok(handed) => queued.push((handed, range, slots.clone())),
+                    Err(job) => cpu_jobs.push((job, slots.clone())),
                 }
             }
         }
@@ -311,11 +316,14 @@ impl Batch {
                             gpu,
                         };
                         let slots = Arc::new(members.iter().map(|&i| lent[i].slot).collect());
-                        if gpu {
-                            let range = job.range.clone();
-                            Built::Queued((job::scheduler().queue(job), range, slots))
+                        let range = job.range.clone();
+                        match if gpu {
+                            job::scheduler().queue(job)
                         } else {
-                            Built::ForCpu((job, slots))
+                            Err(job)
+                        } {
+                            Ok(handed) => Built::Queued((handed, range, slots)),
+                            Err(job) => Built::ForCpu((job, slots)),
                         }
                     })
                     .collect()

@@ -35,11 +35,12 @@ const COUNTER_AT: usize = PARAMS_BYTES;
 /// packed pairs, results) is mirrored in pinned host memory, up to
 /// `MAX_HOST`; the workers' wavefront memory stays on the device.
 const MAX_ARENA: usize = 16 << 30;
-/// A device batch of `DEVICE_BATCH_BASES` needs about 60 MiB of I/O (a
-/// quarter of a byte per base packed, a byte per base of CIGAR path, 160
-/// bytes per pair); larger ones are cut into several launches. Pinning
-/// host memory is slow (it is part of the first batch's wait), so the
-/// mirror is kept to four times that.
+/// A device batch of `DEVICE_BATCH_BASES` needs about 60 MiB of I/O with
+/// CIGAR for 150 bp pairs and up to about 180 MiB for the shortest (a
+/// quarter of a byte per base packed, a byte per base of CIGAR path, about
+/// 160 bytes per pair); what does not fit is cut into several launches.
+/// Pinning host memory is slow (it is part of the first batch's wait), so
+/// the mirror is no larger than that.
 const MAX_HOST: usize = 256 << 20;
 /// Room in the host mirror beyond a chunk's I/O bytes (parameters,
 /// descriptor table alignment, result padding).
@@ -488,7 +489,13 @@ impl WfaRunner {
                     let j = &jobs[p.job];
                     let (pattern, text) = input.split_at_mut(p.text - p.pattern);
                     let pattern_ok = plan::pack_le(j.pairs.pattern(p.pair), pattern);
-                    plan::pack_le(j.pairs.text(p.pair), text) && pattern_ok
+                    let packable = plan::pack_le(j.pairs.text(p.pair), text) && pattern_ok;
+                    if !packable {
+                        // Its result is not read: the kernel gives it up
+                        // after score 0 instead of aligning its codes.
+                        desc[32..36].copy_from_slice(&1i32.to_le_bytes());
+                    }
+                    packable
                 })
                 .collect()
         });
