@@ -216,6 +216,15 @@ fn compare(runner: &mut WfaRunner, label: &str, jobs: &[WfaJob]) -> (usize, usiz
     (got.len(), differ)
 }
 
+/// [`compare`] for one cell of the grid: prints its line and adds its
+/// pairs and differences to `total`.
+fn tally(runner: &mut WfaRunner, label: &str, jobs: &[WfaJob], total: &mut (usize, usize)) {
+    let (c, d) = compare(runner, label, jobs);
+    eprintln!("wfa gpu parity [{label}]: {c} pairs, {d} differ from the CPU");
+    total.0 += c;
+    total.1 += d;
+}
+
 fn scale(var: &str, default: f64) -> f64 {
     std::env::var(var)
         .ok()
@@ -250,10 +259,7 @@ fn gpu_equals_cpu_on_the_grid() {
                 let pairs: Vec<_> = (0..count).map(|_| pair(&mut rng, len, rate)).collect();
                 let jobs = jobs_of(attr, &pairs, 1024);
                 let label = format!("{name}, {len} bp @ {rate}%");
-                let (c, d) = compare(&mut runner, &label, &jobs);
-                eprintln!("wfa gpu parity [{label}]: {c} pairs, {d} differ from the CPU");
-                total.0 += c;
-                total.1 += d;
+                tally(&mut runner, &label, &jobs, &mut total);
             }
         }
     }
@@ -308,10 +314,7 @@ fn gpu_equals_cpu_on_the_grid() {
                     }
                     let jobs = jobs_of(attr, &pairs, 256);
                     let label = format!("{mn}, {fname}, {hn}, {scope:?}");
-                    let (c, d) = compare(&mut runner, &label, &jobs);
-                    eprintln!("wfa gpu parity [{label}]: {c} pairs, {d} differ from the CPU");
-                    total.0 += c;
-                    total.1 += d;
+                    tally(&mut runner, &label, &jobs, &mut total);
                 }
             }
         }
@@ -334,10 +337,7 @@ fn gpu_equals_cpu_on_the_grid() {
             }
             let jobs = jobs_of(attr, &pairs, 16);
             let label = format!("{mn}, end-to-end, none, {scope:?}, 10 kbp @ 10-20%");
-            let (c, d) = compare(&mut runner, &label, &jobs);
-            eprintln!("wfa gpu parity [{label}]: {c} pairs, {d} differ from the CPU");
-            total.0 += c;
-            total.1 += d;
+            tally(&mut runner, &label, &jobs, &mut total);
         }
     }
     let after = counters();
