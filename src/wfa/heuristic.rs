@@ -321,11 +321,8 @@ fn sw_scores(m: &Wavefront, inp: &CutoffInput, out: &mut Vec<i32>) -> (i32, i32,
         }
         let v = offset - k;
         let hh = offset;
-        let sw = if wf_match == 0 {
-            swg_match * (v + hh) - inp.score
-        } else {
-            (swg_match * (v + hh) - inp.score) / 2
-        };
+        let sw = super::penalties::swg_minus_wf(swg_match, v + hh, inp.score);
+        let sw = if wf_match == 0 { sw } else { sw / 2 };
         out.push(sw);
         if cmax < sw {
             cmax = sw;
@@ -435,4 +432,35 @@ fn banded_adaptive(h: &mut Heuristic, m: &mut Wavefront, inp: &CutoffInput) {
         m.hi = (new_lo + max_wf_length - 1).min(hi);
     }
     h.steps_wait = h.steps_between_cutoffs;
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::wfa::penalties::MAX_PENALTY;
+    use crate::wfa::{AffinePenalties, Aligner, AlignerAttributes, Penalties};
+
+    /// X-drop and z-drop score each diagonal in upstream's `int` arithmetic:
+    /// with the largest accepted match score on long sequences it wraps, as
+    /// upstream's does, instead of panicking in a checked build.
+    #[test]
+    fn drops_with_the_largest_match_score_do_not_panic() {
+        let p = b"ACGTTGCA".repeat(20);
+        let mut t = p.clone();
+        t[100] = b'G';
+        for heuristic in [Heuristic::xdrop(100, 1), Heuristic::zdrop(100, 1)] {
+            let attributes = AlignerAttributes {
+                penalties: Penalties::GapAffine(AffinePenalties {
+                    match_score: -(MAX_PENALTY as i32),
+                    mismatch: 4,
+                    gap_opening: 6,
+                    gap_extension: 2,
+                }),
+                heuristic,
+                ..AlignerAttributes::default()
+            };
+            let mut aligner = Aligner::new(&attributes).unwrap();
+            let _ = aligner.align(&p, &t);
+        }
+    }
 }

@@ -217,14 +217,11 @@ impl WfPenalties {
         if swg_match == 0 {
             return -wf_score;
         }
-        // 2.3.3 computes this in `int`; with a large match score and long
-        // sequences the product leaves its range (`MAX_PENALTY` bounds the
-        // penalties, not this product). Wrapping gives what upstream's
-        // builds give and never panics.
-        swg_match
-            .wrapping_mul(pattern_length.wrapping_add(text_length))
-            .wrapping_sub(wf_score)
-            / 2
+        swg_minus_wf(
+            swg_match,
+            pattern_length.wrapping_add(text_length),
+            wf_score,
+        ) / 2
     }
 
     /// Size of upstream's high-memory wavefront table for these lengths
@@ -261,6 +258,15 @@ impl WfPenalties {
             }
         }
     }
+}
+
+/// `swg_match · bases − wf_score`, the gap-affine score of a wavefront
+/// score, in upstream's `int` arithmetic: with a large match score and long
+/// sequences the product leaves its range (`MAX_PENALTY` bounds the
+/// penalties, not this product). Wrapping gives what upstream's builds give
+/// and never panics.
+pub fn swg_minus_wf(swg_match: i32, bases: i32, wf_score: i32) -> i32 {
+    swg_match.wrapping_mul(bases).wrapping_sub(wf_score)
 }
 
 #[cfg(test)]
