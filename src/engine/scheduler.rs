@@ -192,10 +192,10 @@ pub struct Scheduler<J: Job> {
 /// scheduler: for batches that must not use a device, so that a process
 /// that never asks for one never starts its runners (kernels, device
 /// memory).
-pub fn run_on_cpu<J: Job>(jobs: Vec<J>) -> Vec<Result<J::Output, ScheduleError>> {
+pub fn run_on_cpu<J: Job>(jobs: Vec<J>) -> Vec<J::Output> {
     super::cpu::install(|| {
         use rayon::prelude::*;
-        jobs.into_par_iter().map(|job| Ok(job.run_cpu())).collect()
+        jobs.into_par_iter().map(|job| job.run_cpu()).collect()
     })
 }
 
@@ -305,13 +305,7 @@ impl<J: Job> Scheduler<J> {
                         }
                     }
                 },
-                || {
-                    use rayon::prelude::*;
-                    for_cpu
-                        .into_par_iter()
-                        .map(|(index, job)| (index, job.run_cpu()))
-                        .collect::<Vec<_>>()
-                },
+                || run_indexed_on_cpu(for_cpu),
             )
             .1
         });
@@ -326,14 +320,7 @@ impl<J: Job> Scheduler<J> {
             results[index] = Some(queued.wait());
         }
         // Jobs no executor was left to take (every device retired meanwhile).
-        let rerun = super::cpu::install(|| {
-            use rayon::prelude::*;
-            handed_back
-                .into_par_iter()
-                .map(|(index, job)| (index, job.run_cpu()))
-                .collect::<Vec<_>>()
-        });
-        for (index, output) in rerun {
+        for (index, output) in run_indexed_on_cpu(handed_back) {
             results[index] = Some(Ok(output));
         }
         results
@@ -366,6 +353,12 @@ impl<J: Job> Queued<J> {
     pub fn wait(self) -> Result<J::Output, ScheduleError> {
         wait(&self.0)
     }
+}
+
+/// [`run_on_cpu`] for jobs that carry their index in a run.
+fn run_indexed_on_cpu<J: Job>(jobs: Vec<(usize, J)>) -> Vec<(usize, J::Output)> {
+    let (indices, jobs): (Vec<usize>, Vec<J>) = jobs.into_iter().unzip();
+    indices.into_iter().zip(run_on_cpu(jobs)).collect()
 }
 
 impl<J: Job> Drop for Scheduler<J> {

@@ -57,12 +57,8 @@ pub struct Lent<'a> {
 /// (indexed by pair).
 type QueuedJob = (Queued<WfaJob>, Range<usize>, Arc<Vec<usize>>);
 
-/// A job's pairs in its set, their slots and its output.
-type Finished = (
-    Range<usize>,
-    Arc<Vec<usize>>,
-    Result<Vec<PairResult>, ScheduleError>,
-);
+/// A CPU job's pairs in its set, their slots and its results.
+type Finished = (Range<usize>, Arc<Vec<usize>>, Vec<PairResult>);
 
 /// A CPU job of a run and the slots of its pairs.
 type CpuJob = (WfaJob, Arc<Vec<usize>>);
@@ -256,8 +252,7 @@ impl Batch {
         // jobs run on the pool while the GPUs work, and last the device
         // results are stored, in queue order, each as soon as it is back.
         // A device job no executor was left to take becomes a CPU job.
-        let mut queued: Vec<QueuedJob> = Vec::new();
-        let mut cpu_jobs: Vec<CpuJob> = Vec::new();
+        let mut built: Vec<Built> = Vec::new();
         for (route, gpu) in [(device, devices), (cpu, false)] {
             if route.slots.is_empty() {
                 continue;
@@ -273,15 +268,7 @@ impl Batch {
                     range,
                     gpu,
                 };
-                let range = job.range.clone();
-                match if gpu {
-                    job::scheduler().queue(job)
-                } else {
-                    Err(job)
-                } {
-                    Ok(handed) => queued.push((handed, range, slots.clone())),
-                    Err(job) => cpu_jobs.push((job, slots.clone())),
-                }
+                built.push(dispatch(job, slots.clone()));
             }
         }
         // Lent pairs: each job copies its own pairs, all jobs at once.
@@ -295,57 +282,49 @@ impl Batch {
                 .map(|&i| lent[i].pattern.len() + lent[i].text.len());
             let ranges = chunks(sizes, max_pairs, max_bases);
             let attributes = self.attributes;
-            let built: Vec<Built> = crate::engine::cpu::install(|| {
+            crate::engine::cpu::install(|| {
                 use rayon::prelude::*;
-                ranges
-                    .par_iter()
-                    .map(|range| {
-                        let members = &members[range.clone()];
-                        let bytes = members
-                            .iter()
-                            .map(|&i| lent[i].pattern.len() + lent[i].text.len())
-                            .sum();
-                        let mut set = PairSet::with_capacity(members.len(), bytes);
-                        for &i in members {
-                            set.push(lent[i].pattern, lent[i].text);
-                        }
-                        let job = WfaJob {
-                            attributes,
-                            range: 0..set.len(),
-                            pairs: Arc::new(set),
-                            gpu,
-                        };
-                        let slots = Arc::new(members.iter().map(|&i| lent[i].slot).collect());
-                        let range = job.range.clone();
-                        match if gpu {
-                            job::scheduler().queue(job)
-                        } else {
-                            Err(job)
-                        } {
-                            Ok(handed) => Built::Queued((handed, range, slots)),
-                            Err(job) => Built::ForCpu((job, slots)),
-                        }
-                    })
-                    .collect()
+                built.par_extend(ranges.par_iter().map(|range| {
+                    let members = &members[range.clone()];
+                    let bytes = members
+                        .iter()
+                        .map(|&i| lent[i].pattern.len() + lent[i].text.len())
+                        .sum();
+                    let mut set = PairSet::with_capacity(members.len(), bytes);
+                    for &i in members {
+                        set.push(lent[i].pattern, lent[i].text);
+                    }
+                    let job = WfaJob {
+                        attributes,
+                        range: 0..set.len(),
+                        pairs: Arc::new(set),
+                        gpu,
+                    };
+                    dispatch(
+                        job,
+                        Arc::new(members.iter().map(|&i| lent[i].slot).collect()),
+                    )
+                }));
             });
-            for job in built {
-                match job {
-                    Built::Queued(handed) => queued.push(handed),
-                    Built::ForCpu(job) => cpu_jobs.push(job),
-                }
+        }
+        let mut queued: Vec<QueuedJob> = Vec::new();
+        let mut cpu_jobs: Vec<CpuJob> = Vec::new();
+        for job in built {
+            match job {
+                Built::Queued(handed) => queued.push(handed),
+                Built::ForCpu(job) => cpu_jobs.push(job),
             }
         }
         let prepared = started.elapsed();
         let (jobs, owners): (Vec<WfaJob>, Vec<Arc<Vec<usize>>>) = cpu_jobs.into_iter().unzip();
         let ranges: Vec<_> = jobs.iter().map(|j| j.range.clone()).collect();
-        let cpu_outputs = scheduler::run_on_cpu(jobs);
-        let done = cpu_outputs
+        let done = scheduler::run_on_cpu(jobs)
             .into_iter()
             .zip(ranges)
             .zip(owners)
-            .map(|((output, range), slots)| (range, slots, output))
+            .map(|((results, range), slots)| (range, slots, results))
             .collect();
-        self.store_all(done, &mut summary);
+        self.store_cpu_results(done);
         for (handed, range, slots) in queued {
             self.store(range, &slots, handed.wait(), &mut summary);
         }
@@ -370,37 +349,29 @@ impl Batch {
 }
 
 impl Batch {
-    /// [`Batch::store`] for many jobs at once. Jobs whose slots are one run
-    /// of consecutive slots (those of pairs added in order) fill their runs
-    /// on the pool: a million short pairs took longer to store one by one
-    /// than to align on 16 cores.
-    fn store_all(&mut self, done: Vec<Finished>, summary: &mut RunSummary) {
+    /// The results of CPU jobs (which always have all of theirs). A job
+    /// whose slots are one run of consecutive slots (those of pairs added in
+    /// order) fills its run on the pool: a million short pairs took longer
+    /// to store one by one than to align on 16 cores.
+    fn store_cpu_results(&mut self, done: Vec<Finished>) {
         let mut runs: Vec<(usize, Vec<PairResult>)> = Vec::new();
-        let mut others: Vec<Finished> = Vec::new();
-        for (range, slots, output) in done {
-            let mine = &slots[range.clone()];
-            let consecutive = mine.windows(2).all(|w| w[1] == w[0] + 1);
-            match output {
-                Ok(results) if consecutive && !mine.is_empty() && results.len() == mine.len() => {
-                    runs.push((mine[0], results));
+        for (range, slots, results) in done {
+            let mine = &slots[range];
+            if !mine.is_empty() && mine.windows(2).all(|w| w[1] == w[0] + 1) {
+                runs.push((mine[0], results));
+            } else {
+                for (&slot, result) in mine.iter().zip(results) {
+                    self.slots[slot] = Slot::Done(result);
                 }
-                output => others.push((range, slots, output)),
             }
         }
+        // One piece of the slots per run; runs are disjoint, as each slot
+        // belongs to one pair.
         runs.sort_unstable_by_key(|(first, _)| *first);
-        // One disjoint piece of the slots per run.
         let mut pieces: Vec<(&mut [Slot], Vec<PairResult>)> = Vec::with_capacity(runs.len());
-        // Runs never overlap (a slot belongs to one pair); should one seem
-        // to, it is stored alone afterwards.
-        let mut overlapping: Vec<(usize, Vec<PairResult>)> = Vec::new();
         let mut rest: &mut [Slot] = &mut self.slots;
         let mut rest_at = 0;
         for (first, results) in runs {
-            let fits = first >= rest_at && first - rest_at + results.len() <= rest.len();
-            if !fits {
-                overlapping.push((first, results));
-                continue;
-            }
             let (_, from_first) = std::mem::take(&mut rest).split_at_mut(first - rest_at);
             let (piece, after) = from_first.split_at_mut(results.len());
             rest = after;
@@ -415,14 +386,6 @@ impl Batch {
                 }
             });
         });
-        for (first, results) in overlapping {
-            for (i, result) in results.into_iter().enumerate() {
-                self.slots[first + i] = Slot::Done(result);
-            }
-        }
-        for (range, slots, output) in others {
-            self.store(range, &slots, output, summary);
-        }
     }
 
     /// Puts a job's results (pairs `range` of its set, whose slots are
@@ -451,6 +414,21 @@ impl Batch {
                 }
             }
         }
+    }
+}
+
+/// Queues a device job, or keeps a job for the CPU pool: one that is not
+/// for a device, or that no executor was left to take.
+fn dispatch(job: WfaJob, slots: Arc<Vec<usize>>) -> Built {
+    let range = job.range.clone();
+    let handed = if job.gpu {
+        job::scheduler().queue(job)
+    } else {
+        Err(job)
+    };
+    match handed {
+        Ok(handed) => Built::Queued((handed, range, slots)),
+        Err(job) => Built::ForCpu((job, slots)),
     }
 }
 
