@@ -408,7 +408,9 @@ typedef struct seqshim_wfa_options_t {
 #define SEQSHIM_WFA_E_INDEX 5
 
 /*
- The pair was added but `seqshim_wfa_batch_run` has not run it yet.
+ The pair was added but no run aligned it: none has run since, or the run
+ that took it failed inside seqshim (`_E_INTERNAL`; a later run does not
+ take it again).
  */
 #define SEQSHIM_WFA_E_NOT_RUN 6
 
@@ -430,7 +432,8 @@ typedef struct seqshim_wfa_options_t {
 #define SEQSHIM_WFA_E_REFUSED 9
 
 /*
- An internal error was caught; nothing was changed.
+ An internal error was caught. Nothing was changed, except by
+ `seqshim_wfa_batch_run`, whose pairs without a result stay `_E_NOT_RUN`.
  */
 #define SEQSHIM_WFA_E_INTERNAL 10
 
@@ -610,8 +613,9 @@ seqshim_wfa_status_t seqshim_wfa_options_default(struct seqshim_wfa_options_t *o
 
 /*
  Creates an empty batch with these options and stores it in `*out`
- (left untouched on failure). `expected_pairs` reserves room (a hint,
- up to 4 M pairs; adding short pairs into room already there is faster).
+ (left untouched on failure). `expected_pairs` reserves room for that
+ many result slots and borrowed pairs (a hint, up to 4 M pairs; adding
+ short pairs into room already there is faster).
  Returns `SEQSHIM_WFA_OK`, `_E_ARG`, `_E_OPTION` or `_E_PENALTIES`, each
  failure with one warning line saying what is wrong.
 
@@ -725,9 +729,9 @@ seqshim_wfa_status_t seqshim_wfa_batch_routing(const struct seqshim_wfa_batch_t 
 
 /*
  Removes every pair and result (borrowed pairs are forgotten); the
- options stay, and so does the room the batch had grown to, so that a
- batch reused for batches of similar size does not grow again. Returns
- `SEQSHIM_WFA_OK` or `_E_ARG`.
+ options stay, and so does the room for result slots and borrowed pairs,
+ so that those do not grow again when the batch is reused for batches of
+ similar size. Returns `SEQSHIM_WFA_OK` or `_E_ARG`.
 
  # Safety
  `b` null or a live batch; pointers from `seqshim_wfa_batch_cigar` are

@@ -266,9 +266,8 @@ impl<J: Job> Scheduler<J> {
             shared.lock().active_callers -= 1;
             return Ok(output);
         }
-        drop(state);
         let (ticket, receiver) = Ticket::new(job, cost);
-        let outcome = match enqueue(shared, shared.lock(), ticket) {
+        let outcome = match enqueue(shared, state, ticket) {
             Ok(()) => wait(&receiver),
             Err(ticket) => Ok(ticket.job.run_cpu()),
         };

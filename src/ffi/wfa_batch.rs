@@ -35,7 +35,9 @@ pub const SEQSHIM_WFA_E_PENALTIES: seqshim_wfa_status_t = 3;
 pub const SEQSHIM_WFA_E_LENGTH: seqshim_wfa_status_t = 4;
 /// No pair with this index.
 pub const SEQSHIM_WFA_E_INDEX: seqshim_wfa_status_t = 5;
-/// The pair was added but `seqshim_wfa_batch_run` has not run it yet.
+/// The pair was added but no run aligned it: none has run since, or the run
+/// that took it failed inside seqshim (`_E_INTERNAL`; a later run does not
+/// take it again).
 pub const SEQSHIM_WFA_E_NOT_RUN: seqshim_wfa_status_t = 6;
 /// The caller's buffer is too small; the length needed was written.
 pub const SEQSHIM_WFA_E_BUFFER: seqshim_wfa_status_t = 7;
@@ -45,7 +47,8 @@ pub const SEQSHIM_WFA_E_DEVICE: seqshim_wfa_status_t = 8;
 /// The alignment was refused where `wavefront_align` refuses it (status
 /// −1, empty CIGAR, score as `cigar_clear` leaves it).
 pub const SEQSHIM_WFA_E_REFUSED: seqshim_wfa_status_t = 9;
-/// An internal error was caught; nothing was changed.
+/// An internal error was caught. Nothing was changed, except by
+/// `seqshim_wfa_batch_run`, whose pairs without a result stay `_E_NOT_RUN`.
 pub const SEQSHIM_WFA_E_INTERNAL: seqshim_wfa_status_t = 10;
 
 /// `metric`: the values of WFA2-lib's `distance_metric_t`.
@@ -316,8 +319,9 @@ pub unsafe extern "C" fn seqshim_wfa_options_default(
 }
 
 /// Creates an empty batch with these options and stores it in `*out`
-/// (left untouched on failure). `expected_pairs` reserves room (a hint,
-/// up to 4 M pairs; adding short pairs into room already there is faster).
+/// (left untouched on failure). `expected_pairs` reserves room for that
+/// many result slots and borrowed pairs (a hint, up to 4 M pairs; adding
+/// short pairs into room already there is faster).
 /// Returns `SEQSHIM_WFA_OK`, `_E_ARG`, `_E_OPTION` or `_E_PENALTIES`, each
 /// failure with one warning line saying what is wrong.
 ///
@@ -473,9 +477,9 @@ unsafe fn add_pair(
             b.borrowed.push(Borrowed {
                 slot,
                 pattern: pattern.cast(),
-                pattern_len: pattern_len as u32,
+                pattern_len: p as u32,
                 text: text.cast(),
-                text_len: text_len as u32,
+                text_len: t as u32,
             });
             slot
         } else {
@@ -522,31 +526,28 @@ pub unsafe extern "C" fn seqshim_wfa_batch_run(
         let borrowed = std::mem::take(&mut b.borrowed);
         // On the pool: on one thread, a million short pairs took about as
         // long here as in their kernels.
-        let lent: Option<Vec<Lent>> = crate::engine::cpu::install(|| {
+        let lent: Vec<Lent> = crate::engine::cpu::install(|| {
             use rayon::prelude::*;
             borrowed
                 .par_iter()
                 .map(|pending| {
-                    // SAFETY: checked non-null (or empty) at add time and, per
+                    // SAFETY: non-null or empty (checked at add time) and, per
                     // the contract of seqshim_wfa_batch_add_borrowed, still
-                    // readable.
+                    // readable; `bytes` only refuses what add refused.
                     let (pattern, text) = unsafe {
                         (
-                            super::guard::bytes(pending.pattern, pending.pattern_len as usize)?,
-                            super::guard::bytes(pending.text, pending.text_len as usize)?,
+                            super::guard::bytes(pending.pattern, pending.pattern_len as usize),
+                            super::guard::bytes(pending.text, pending.text_len as usize),
                         )
                     };
-                    Some(Lent {
+                    Lent {
                         slot: pending.slot,
-                        pattern,
-                        text,
-                    })
+                        pattern: pattern.unwrap_or_default(),
+                        text: text.unwrap_or_default(),
+                    }
                 })
                 .collect()
         });
-        let Some(lent) = lent else {
-            return SEQSHIM_WFA_E_ARG;
-        };
         b.batch.run_with(&lent);
         drop(lent);
         // Emptied, its room kept for the next pairs.
@@ -748,9 +749,9 @@ pub unsafe extern "C" fn seqshim_wfa_batch_routing(
 }
 
 /// Removes every pair and result (borrowed pairs are forgotten); the
-/// options stay, and so does the room the batch had grown to, so that a
-/// batch reused for batches of similar size does not grow again. Returns
-/// `SEQSHIM_WFA_OK` or `_E_ARG`.
+/// options stay, and so does the room for result slots and borrowed pairs,
+/// so that those do not grow again when the batch is reused for batches of
+/// similar size. Returns `SEQSHIM_WFA_OK` or `_E_ARG`.
 ///
 /// # Safety
 /// `b` null or a live batch; pointers from `seqshim_wfa_batch_cigar` are

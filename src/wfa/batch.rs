@@ -140,7 +140,8 @@ impl Batch {
         self.slots.try_reserve(pairs).is_ok()
     }
 
-    /// Takes a slot whose sequences come later through [`Batch::fill`].
+    /// Takes a slot whose sequences come later, through [`Batch::fill`] or
+    /// lent to [`Batch::run_with`].
     pub fn reserve(&mut self) -> usize {
         self.pairs += 1;
         self.pairs - 1
