@@ -727,17 +727,11 @@ pub(super) fn refuse(w: &mut wavefront_aligner_t) -> c_int {
 /// messages; `false` means refuse (2.3.3 exits).
 fn checks(w: &wavefront_aligner_t, plen: c_int, tlen: c_int) -> bool {
     let f = &w.alignment_form;
-    let form = AlignmentForm {
-        span: if f.span == ALIGNMENT_ENDSFREE {
-            AlignmentSpan::EndsFree
-        } else {
-            AlignmentSpan::EndToEnd
-        },
-        pattern_begin_free: f.pattern_begin_free,
-        pattern_end_free: f.pattern_end_free,
-        text_begin_free: f.text_begin_free,
-        text_end_free: f.text_end_free,
-    };
+    let form = f.with_span(if f.span == ALIGNMENT_ENDSFREE {
+        AlignmentSpan::EndsFree
+    } else {
+        AlignmentSpan::EndToEnd
+    });
     let unit = matches!(w.penalties.distance_metric, EDIT | INDEL);
     let checked = crate::wfa::checks::configuration(
         !w.bialigner.is_null(),
@@ -754,8 +748,7 @@ fn checks(w: &wavefront_aligner_t, plen: c_int, tlen: c_int) -> bool {
         Err(WfaError::DropWithEditOrIndel) => io::eprint(
             b"[WFA] Heuristics drops are not compatible with 'edit'/'indel' distance metrics\n",
         ),
-        // The only other error: ends-free lengths past the sequences.
-        Err(_) => io::eprint(
+        Err(WfaError::EndsFreeTooLarge) => io::eprint(
             format!(
                 "[WFA] Ends-free parameters must be not larger than the sequences \
                  (P0={},Pf={},T0={},Tf={}). Must be (P0<=|P|,Pf<=|P|,T0<=|T|,Tf<=|T|) \
@@ -764,6 +757,7 @@ fn checks(w: &wavefront_aligner_t, plen: c_int, tlen: c_int) -> bool {
             )
             .as_bytes(),
         ),
+        Err(e) => io::eprint(format!("[WFA] {e:?}\n").as_bytes()),
     }
     false
 }

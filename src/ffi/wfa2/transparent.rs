@@ -11,7 +11,7 @@ use std::sync::Arc;
 use super::aligner::{State, heuristic_of, heuristic_to_c, mode_of, refuse, scope_of, write_cigar};
 use super::types::*;
 use crate::wfa::job::{self, PairResult, PairSet, WfaJob};
-use crate::wfa::{AlignStatus, AlignerAttributes, AlignmentForm, AlignmentSpan, Heuristic};
+use crate::wfa::{AlignStatus, AlignerAttributes, AlignmentSpan, Heuristic};
 
 /// The attributes an aligner with these fields aligns `s.pattern`/`s.text`
 /// with, when they can be described by [`AlignerAttributes`] alone: no
@@ -53,13 +53,7 @@ fn plain_attributes(w: &wavefront_aligner_t, s: &State) -> Option<AlignerAttribu
     Some(AlignerAttributes {
         penalties: s.penalties,
         scope: scope_of(w.alignment_scope),
-        form: AlignmentForm {
-            span,
-            pattern_begin_free: f.pattern_begin_free,
-            pattern_end_free: f.pattern_end_free,
-            text_begin_free: f.text_begin_free,
-            text_end_free: f.text_end_free,
-        },
+        form: f.with_span(span),
         memory_mode: mode_of(w.memory_mode),
         heuristic,
         max_alignment_score: i32::MAX,

@@ -73,6 +73,19 @@ pub struct alignment_form_t {
     pub text_end_free: c_int,
 }
 
+impl alignment_form_t {
+    /// These ends-free lengths with the span the caller decided on.
+    pub fn with_span(&self, span: crate::wfa::AlignmentSpan) -> crate::wfa::AlignmentForm {
+        crate::wfa::AlignmentForm {
+            span,
+            pattern_begin_free: self.pattern_begin_free,
+            pattern_end_free: self.pattern_end_free,
+            text_begin_free: self.text_begin_free,
+            text_end_free: self.text_end_free,
+        }
+    }
+}
+
 #[repr(C)]
 #[derive(Clone, Copy, Debug, Default)]
 pub struct wavefront_heuristic_t {
