@@ -49,7 +49,8 @@ struct WfaParams {
     i32 steps_between_cutoffs, full;
 };
 
-// Host twin: `Layout::pack` in src/wfa/gpu/runner.rs (40 bytes).
+// Host twin: the descriptor `WfaRunner::launch` writes in src/wfa/gpu/runner.rs
+// (40 bytes).
 struct WfaPair {
     u64 pattern;  // byte offset of u32 words, 16 bases each, plus one spare
     u64 text;
@@ -214,9 +215,10 @@ __device__ __forceinline__ WfaSource wfa_source(const WfaRing& r, int c, int s, 
 // thread reads after a step's last barrier is written by the next step
 // before that step's first barrier (the edit prune's sample, read from the
 // wavefront the next step extends, has its own barrier for this). Shared
-// values are reset by thread 0 right after their last reader has passed a
-// barrier (end_k, the reductions' targets), so a step does not open with a
-// reset and the two barriers it would need.
+// values (the reductions' targets) are reset by thread 0 right after their
+// last reader has passed a barrier, so a step does not open with a reset and
+// the two barriers it would need; end_k is reset once per pair, and the pair
+// ends when it changes.
 __device__ void wfa_align_pair(const WfaParams& p, unsigned char* base, const WfaPair& d,
                                WfaRing& r, int4* __restrict__ table, u32* __restrict__ codes,
                                int max_scores, long long code_budget) {

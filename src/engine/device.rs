@@ -94,11 +94,15 @@ pub struct GpuInfo {
 /// 132 multiprocessors of 2048 threads).
 const FALLBACK_RESIDENT_THREADS: usize = 132 * 2048;
 
-/// One GPU with its context, two streams and the modules loaded on it.
+/// Streams per GPU: a family keeps one arena on each and alternates, so
+/// that one's copies and host work overlap the other's kernel.
+pub const STREAMS: usize = 2;
+
+/// One GPU with its context, its streams and the modules loaded on it.
 pub struct Gpu {
     info: GpuInfo,
     ctx: Arc<CudaContext>,
-    streams: [Arc<CudaStream>; 2],
+    streams: [Arc<CudaStream>; STREAMS],
     modules: Mutex<HashMap<&'static str, Arc<CudaModule>>>,
 }
 
@@ -260,7 +264,8 @@ impl Gpu {
                 (Ok(sms), Ok(threads)) if sms > 0 && threads > 0 => sms as usize * threads as usize,
                 _ => FALLBACK_RESIDENT_THREADS,
             };
-            let streams = [
+            // One per `STREAMS` (the type says how many).
+            let streams: [Arc<CudaStream>; STREAMS] = [
                 ctx.new_stream()
                     .map_err(|e| err("stream creation failed", e))?,
                 ctx.new_stream()
@@ -327,12 +332,11 @@ impl Gpu {
         })
     }
 
-    /// A new arena on stream `lane` (0 or 1). Families keep one arena per lane
-    /// and alternate, so that copies for one half overlap the other's kernel.
+    /// A new arena on stream `lane` (below [`STREAMS`]; larger values wrap).
     pub fn arena(self: &Arc<Self>, lane: usize) -> Arena {
         Arena {
             gpu: self.clone(),
-            stream: self.streams[lane % 2].clone(),
+            stream: self.streams[lane % STREAMS].clone(),
             device: None,
             staging: None,
             base: 0,

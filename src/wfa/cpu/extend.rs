@@ -98,20 +98,28 @@ impl SeqView<'_> {
         let (Some(p), Some(t)) = (self.pattern.get(pi..), self.text.get(ti..)) else {
             unreachable!("extension outside the padded sequences")
         };
-        let len = p.len().min(t.len());
-        let (p, t) = (&p[..len], &t[..len]);
-        let mut n = 0usize;
-        while n + 8 <= len {
-            let a = u64::from_le_bytes(p[n..n + 8].try_into().expect("8 bytes"));
-            let b = u64::from_le_bytes(t[n..n + 8].try_into().expect("8 bytes"));
-            let x = a ^ b;
-            if x != 0 {
-                return (n + (x.trailing_zeros() / 8) as usize) as i32;
-            }
-            n += 8;
-        }
-        unreachable!("extension ran past the padding")
+        common_prefix(p, t) as i32
     }
+}
+
+/// How many leading bytes `a` and `b` share, compared eight at a time.
+pub(crate) fn common_prefix(a: &[u8], b: &[u8]) -> usize {
+    let n = a.len().min(b.len());
+    let (a, b) = (&a[..n], &b[..n]);
+    let mut i = 0;
+    while i + 8 <= n {
+        let x = u64::from_le_bytes(a[i..i + 8].try_into().expect("8 bytes"))
+            ^ u64::from_le_bytes(b[i..i + 8].try_into().expect("8 bytes"));
+        if x != 0 {
+            return i + x.trailing_zeros() as usize / 8;
+        }
+        i += 8;
+    }
+    i + a[i..]
+        .iter()
+        .zip(&b[i..])
+        .take_while(|(x, y)| x == y)
+        .count()
 }
 
 /// The 8 bytes at `i`, or at the last full block if `i` lay beyond it (which the

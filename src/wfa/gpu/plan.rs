@@ -165,29 +165,35 @@ impl Params {
 pub const MAX_DEVICE_PAIR_BASES: usize = 65_536;
 
 /// Whether the kernel compares these bytes as the CPU path does: it packs
-/// 2 bits per base, so only upper-case `A`, `C`, `G`, `T` qualify.
+/// 2 bits per base, so only upper-case `A`, `C`, `G`, `T` qualify. (The
+/// runner learns this from [`pack_le`]; the tests check one against the
+/// other.)
+#[cfg(test)]
 pub fn packable(seq: &[u8]) -> bool {
     seq.iter().all(|b| matches!(b, b'A' | b'C' | b'G' | b'T'))
 }
 
 /// 2-bit code of an upper-case base (bits 1-2 of its ASCII code).
-#[inline]
+#[cfg(test)]
 pub fn base_code(b: u8) -> u32 {
     u32::from((b >> 1) & 3)
 }
 
-/// Packs `seq` 16 bases per little-endian `u32`, plus one zero word so that
-/// a 16-base read at any position stays inside the buffer.
+/// Packs `seq` 16 bases per `u32`, as [`pack_le`] does, into words (for
+/// the model of the kernel in the tests).
+#[cfg(test)]
 pub fn pack_into(seq: &[u8], out: &mut Vec<u32>) {
     out.clear();
     out.extend(seq.chunks(16).map(|bases| pack16(bases).0));
     out.push(0);
 }
 
-/// [`pack_into`] straight into little-endian bytes: `out` must hold
-/// `4 * packed_words(seq.len())` bytes, all of which it writes. Returns
-/// [`packable`]`(seq)`, found on the way: the host reads each pair's bytes
-/// once, here, so the check costs no second pass over them.
+/// Packs `seq` 16 bases per little-endian `u32`, first base in the low bits,
+/// plus one zero word so that a 16-base read at any position stays inside
+/// the buffer: `out` must hold `4 * packed_words(seq.len())` bytes, all of
+/// which it writes. Returns whether `seq` is all upper-case `A`, `C`, `G`,
+/// `T`, found on the way: the host reads each pair's bytes once, here, so
+/// the check costs no second pass over them.
 pub fn pack_le(seq: &[u8], out: &mut [u8]) -> bool {
     let words = packed_words(seq.len());
     let (body, spare) = out[..4 * words].split_at_mut(4 * (words - 1));
@@ -238,7 +244,7 @@ fn gather8(bytes: u64) -> u32 {
     x as u32
 }
 
-/// Words `pack_into` writes for `n` bases.
+/// Words [`pack_le`] writes for `n` bases.
 pub fn packed_words(n: usize) -> usize {
     n.div_ceil(16) + 1
 }

@@ -18,29 +18,15 @@ enum Mat {
     D,
 }
 
-/// Length of the common run of `pattern[v..]` and `text[h..]`, eight bytes
-/// at a time.
+/// Length of the common run of `pattern[v..]` and `text[h..]`.
 fn run_length(pattern: &[u8], text: &[u8], v: i32, h: i32) -> i32 {
     if v < 0 || h < 0 {
         return 0;
     }
-    let (Some(a), Some(b)) = (pattern.get(v as usize..), text.get(h as usize..)) else {
-        return 0;
-    };
-    let n = a.len().min(b.len());
-    let mut i = 0;
-    while i + 8 <= n {
-        let x = u64::from_le_bytes(a[i..i + 8].try_into().expect("8 bytes"))
-            ^ u64::from_le_bytes(b[i..i + 8].try_into().expect("8 bytes"));
-        if x != 0 {
-            return (i + x.trailing_zeros() as usize / 8) as i32;
-        }
-        i += 8;
+    match (pattern.get(v as usize..), text.get(h as usize..)) {
+        (Some(a), Some(b)) => crate::wfa::cpu::common_prefix(a, b) as i32,
+        _ => 0,
     }
-    while i < n && a[i] == b[i] {
-        i += 1;
-    }
-    i as i32
 }
 
 /// One state of the path: the matrix, diagonal and score it is in, and (for

@@ -49,7 +49,7 @@ const MIN_ARENA: usize = 256 << 20;
 /// Share of free device memory the arenas of a GPU may take together.
 const MEM_FRAC: f64 = 0.5;
 /// Runners per GPU, each on its own stream and arena.
-const LANES: usize = 2;
+const LANES: usize = crate::engine::device::STREAMS;
 /// Largest ring kept in shared memory. Rings of up to 40 KiB fit the
 /// default limit, but on an H200 they ran no faster than rings in global
 /// memory (which stay in L1/L2) and cost occupancy, so only small rings
@@ -120,6 +120,9 @@ struct Placed {
     result: usize,
     path_cap: usize,
     max_score: i32,
+    /// All upper-case ACGT (found while packing): the kernel's result for
+    /// any other pair is not read.
+    packable: bool,
 }
 
 impl WfaRunner {
@@ -128,9 +131,9 @@ impl WfaRunner {
     /// cannot be had is left out; an error only when none starts.
     pub fn for_gpu(gpu: &Arc<Gpu>) -> Result<Vec<Self>, DeviceError> {
         let (free, _) = gpu.memory()?;
-        let bytes = ((free as f64 * MEM_FRAC) as usize / LANES).min(MAX_ARENA);
-        let mut runners = Vec::with_capacity(LANES);
-        for lane in 0..LANES {
+        let (lanes, bytes) = lanes_for((free as f64 * MEM_FRAC) as usize);
+        let mut runners = Vec::with_capacity(lanes);
+        for lane in 0..lanes {
             match WfaRunner::new(gpu.clone(), lane, bytes) {
                 Ok(runner) => runners.push(runner),
                 Err(e) if lane == 0 => return Err(e),
@@ -217,7 +220,12 @@ impl WfaRunner {
         let budget =
             (self.arena.capacity() / 4).min(self.arena.host_capacity().saturating_sub(HOST_SLACK));
         for (attributes, members) in &groups {
-            let Ok(params) = Params::new(attributes) else {
+            // A configuration the kernel does not take has no pairs here
+            // (they were all routed to the CPU by `takes`).
+            let (Ok(params), Ok(pen)) = (
+                Params::new(attributes),
+                WfPenalties::from_client(&attributes.penalties),
+            ) else {
                 continue;
             };
             // Similar lengths share a launch (its block size and ring width
@@ -250,7 +258,7 @@ impl WfaRunner {
                         .iter()
                         .map(|&(j, slot, _)| (j, slot))
                         .collect();
-                    self.launch_all(params, attributes, jobs, &chunk, &mut results)?;
+                    self.launch_all(params, &pen, jobs, &chunk, &mut results)?;
                 }
             }
         }
@@ -339,7 +347,7 @@ impl WfaRunner {
     fn launch_all(
         &mut self,
         params: Params,
-        attributes: &AlignerAttributes,
+        pen: &WfPenalties,
         jobs: &[WfaJob],
         chunk: &[(usize, usize)],
         results: &mut [Vec<Option<PairResult>>],
@@ -348,7 +356,7 @@ impl WfaRunner {
         let mut max_workers = usize::MAX;
         while !pending.is_empty() {
             let (short, workers) =
-                self.launch(params, attributes, jobs, &pending, results, max_workers)?;
+                self.launch(params, pen, jobs, &pending, results, max_workers)?;
             if workers <= MIN_RETRY_WORKERS {
                 COUNTERS
                     .rescued
@@ -367,7 +375,7 @@ impl WfaRunner {
     fn launch(
         &mut self,
         params: Params,
-        attributes: &AlignerAttributes,
+        pen: &WfPenalties,
         jobs: &[WfaJob],
         chunk: &[(usize, usize)],
         results: &mut [Vec<Option<PairResult>>],
@@ -375,42 +383,34 @@ impl WfaRunner {
     ) -> Result<(Vec<(usize, usize)>, usize), DeviceError> {
         let began = std::time::Instant::now();
         let full = params.full != 0;
-        let pen = WfPenalties::from_client(&attributes.penalties)
-            .map_err(|_| DeviceError("penalties rejected".into()))?;
-        // Layout of the I/O part: each pair's sizes on the host pool, then
-        // the offsets in one pass.
-        let mut placed: Vec<Placed> = crate::engine::cpu::install_for_devices(|| {
-            use rayon::prelude::*;
-            chunk
-                .par_iter()
-                .map(|&(job, slot)| {
-                    let j = &jobs[job];
-                    let pair = j.range.start + slot;
-                    let span = &j.pairs.spans[pair];
-                    let (plen, tlen) = (span.pattern_len, span.text_len);
-                    Placed {
-                        job,
-                        pair,
-                        plen,
-                        tlen,
-                        pattern: 0,
-                        text: 0,
-                        result: 0,
-                        path_cap: if full { plen + tlen + 16 } else { 0 },
-                        max_score: Params::score_bound(&pen, plen, tlen),
-                    }
-                })
-                .collect()
-        });
+        // Layout of the I/O part.
+        let mut placed = Vec::with_capacity(chunk.len());
         let mut at = align16(DESCS_AT + DESC_BYTES * chunk.len());
         let mut max_bases = 0;
         let mut max_score = 1;
-        for p in &mut placed {
-            p.pattern = at;
-            p.text = p.pattern + align16(4 * plan::packed_words(p.plen));
-            at = p.text + align16(4 * plan::packed_words(p.tlen));
-            max_bases = max_bases.max(p.plen + p.tlen);
-            max_score = max_score.max(p.max_score);
+        for &(job, slot) in chunk {
+            let j = &jobs[job];
+            let pair = j.range.start + slot;
+            let span = &j.pairs.spans[pair];
+            let (plen, tlen) = (span.pattern_len, span.text_len);
+            let pattern = at;
+            let text = pattern + align16(4 * plan::packed_words(plen));
+            at = text + align16(4 * plan::packed_words(tlen));
+            max_bases = max_bases.max(plen + tlen);
+            let bound = Params::score_bound(pen, plen, tlen);
+            max_score = max_score.max(bound);
+            placed.push(Placed {
+                job,
+                pair,
+                plen,
+                tlen,
+                pattern,
+                text,
+                result: 0,
+                path_cap: if full { plen + tlen + 16 } else { 0 },
+                max_score: bound,
+                packable: true,
+            });
         }
         let inputs_end = at;
         for p in &mut placed {
@@ -470,15 +470,13 @@ impl WfaRunner {
             inputs.push(mine);
             rest = after;
         }
-        // Whether each pair is all upper-case ACGT (the kernel's result for
-        // one that is not is not read).
-        let packable: Vec<bool> = crate::engine::cpu::install_for_devices(|| {
+        crate::engine::cpu::install_for_devices(|| {
             use rayon::prelude::*;
             placed
-                .par_iter()
+                .par_iter_mut()
                 .zip(descs.par_chunks_exact_mut(DESC_BYTES))
                 .zip(inputs.par_iter_mut())
-                .map(|((p, desc), input)| {
+                .for_each(|((p, desc), input)| {
                     desc[0..8].copy_from_slice(&(p.pattern as u64).to_le_bytes());
                     desc[8..16].copy_from_slice(&(p.text as u64).to_le_bytes());
                     desc[16..24].copy_from_slice(&(p.result as u64).to_le_bytes());
@@ -489,15 +487,13 @@ impl WfaRunner {
                     let j = &jobs[p.job];
                     let (pattern, text) = input.split_at_mut(p.text - p.pattern);
                     let pattern_ok = plan::pack_le(j.pairs.pattern(p.pair), pattern);
-                    let packable = plan::pack_le(j.pairs.text(p.pair), text) && pattern_ok;
-                    if !packable {
+                    p.packable = plan::pack_le(j.pairs.text(p.pair), text) && pattern_ok;
+                    if !p.packable {
                         // Its result is not read: the kernel gives it up
                         // after score 0 instead of aligning its codes.
                         desc[32..36].copy_from_slice(&1i32.to_le_bytes());
                     }
-                    packable
-                })
-                .collect()
+                });
         });
         let packed_at = started.elapsed();
         self.arena.upload(0..inputs_end)?;
@@ -533,14 +529,7 @@ impl WfaRunner {
             use rayon::prelude::*;
             placed
                 .par_iter()
-                .zip(packable.par_iter())
-                .map(|(p, &packable)| {
-                    if packable {
-                        decode(staging, p, &params, &pen, jobs)
-                    } else {
-                        Decoded::NotPackable
-                    }
-                })
+                .map(|p| decode(staging, p, &params, pen, jobs))
                 .collect()
         });
         crate::log_debug!(
@@ -572,6 +561,18 @@ impl WfaRunner {
     }
 }
 
+/// How many runners a GPU gets, and the arena of each, out of `budget`
+/// bytes: one per stream, or a single one with all of it when the budget
+/// split that way would leave each less than the least arena.
+fn lanes_for(budget: usize) -> (usize, usize) {
+    let lanes = if budget / LANES >= MIN_ARENA {
+        LANES
+    } else {
+        1
+    };
+    (lanes, (budget / lanes).min(MAX_ARENA))
+}
+
 /// A launch-shape override for measurements (block size, largest ring kept
 /// in shared memory); unset in normal use.
 fn tuning(name: &str) -> Option<usize> {
@@ -600,6 +601,9 @@ fn decode(
     pen: &WfPenalties,
     jobs: &[WfaJob],
 ) -> Decoded {
+    if !p.packable {
+        return Decoded::NotPackable;
+    }
     let r = p.result;
     match i32_at(staging, r) {
         1 => {}
@@ -660,5 +664,19 @@ impl BatchRunner<WfaJob> for WfaRunner {
 
     fn run_batch(&mut self, jobs: &[WfaJob]) -> Result<Vec<Option<Vec<PairResult>>>, String> {
         self.run(jobs).map_err(|e| e.to_string())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A GPU with room for one arena but not two still gets one runner.
+    #[test]
+    fn a_small_budget_gives_one_runner_with_all_of_it() {
+        assert_eq!(lanes_for(MIN_ARENA * LANES), (LANES, MIN_ARENA));
+        assert_eq!(lanes_for(MIN_ARENA * LANES - 1), (1, MIN_ARENA * LANES - 1));
+        assert_eq!(lanes_for(MIN_ARENA - 1), (1, MIN_ARENA - 1));
+        assert_eq!(lanes_for(usize::MAX / 2), (LANES, MAX_ARENA));
     }
 }
