@@ -215,10 +215,10 @@ fn device_runners() -> Vec<Box<dyn BatchRunner<WfaJob>>> {
 }
 
 /// Most bases one device batch holds: enough pairs to fill a GPU with
-/// workers (about 110,000 pairs of 150 bp, 1,600 of 10 kbp; a smaller
-/// setting, 8 M bases, measured slower for long pairs on an H200, in a run
-/// not kept in BENCHMARKS.md), small enough that a GPU's two streams take
-/// turns (one packs and decodes on the host while the other's kernel runs).
+/// workers (about 110,000 pairs of 150 bp, 1,600 of 10 kbp), small enough
+/// that a GPU's two streams take turns (one packs and decodes on the host
+/// while the other's kernel runs). 16 M bases measured no different on an
+/// H200 (BENCHMARKS.md).
 pub const DEVICE_BATCH_BASES: u64 = 32 << 20;
 
 /// [`DEVICE_BATCH_BASES`], or `SEQSHIM_WFA_BATCH_BASES` when set (for

@@ -51,9 +51,10 @@ const MEM_FRAC: f64 = 0.5;
 /// Runners per GPU, each on its own stream and arena.
 const LANES: usize = crate::engine::device::STREAMS;
 /// Largest ring kept in shared memory. Rings of up to 40 KiB fit the
-/// default limit, but on an H200 they ran no faster than rings in global
-/// memory (which stay in L1/L2) and cost occupancy, so only small rings
-/// (short pairs with small penalties) go there.
+/// default limit, but a large ring there costs occupancy while a ring in
+/// global memory mostly stays in L1/L2, so only small rings (short pairs
+/// with small penalties) go there. The best limit has not been measured in
+/// a recorded run; `SEQSHIM_WFA_SHARED_RING` overrides it for that.
 const SHARED_RING_MAX: usize = 12 << 10;
 /// Worker memory beyond its ring that a launch gives each worker at least.
 const MIN_WORKER_EXTRA: usize = 64 << 10;
@@ -329,10 +330,10 @@ impl WfaRunner {
     }
 
     /// Measured on an H200 (kernel time under `ncu`, heuristic none, 2-10 %
-    /// divergence): one warp per worker is fastest up to 1 kbp pairs (1.1-1.3x
-    /// over 64 threads at 2-5 %, within 3 % at 10 %); 10 kbp pairs want 128
-    /// (32 is several times slower, 256 no faster on the whole). Sizes in
-    /// between take the nearer choice; they were not measured.
+    /// divergence; BENCHMARKS.md): one warp per worker is fastest up to 1 kbp
+    /// pairs (1.1-1.3x over 64 threads at 2-5 %, 2 % slower at 10 %); 10 kbp
+    /// pairs want 128 (32 is about 4x slower, 256 no faster on the whole).
+    /// Sizes in between take the nearer choice; they were not measured.
     fn default_block(bases: usize) -> u32 {
         match bases {
             0..=2500 => 32,
