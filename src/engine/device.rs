@@ -96,7 +96,7 @@ const FALLBACK_RESIDENT_THREADS: usize = 132 * 2048;
 
 /// Streams per GPU: a family keeps one arena on each and alternates, so
 /// that one's copies and host work overlap the other's kernel.
-pub const STREAMS: usize = 2;
+pub(crate) const STREAMS: usize = 2;
 
 /// One GPU with its context, its streams and the modules loaded on it.
 pub struct Gpu {
