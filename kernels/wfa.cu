@@ -25,7 +25,6 @@
 #include "common.cuh"
 
 #define WFA_NULL (-1073741824)
-#define WFA_MAX_SCOPE 64
 #define WFA_M 0
 #define WFA_I 1
 #define WFA_D 2
@@ -62,9 +61,6 @@ struct WfaPair {
 };
 
 struct WfaShared {
-    i32 present[WFA_MAX_SCOPE * 3];
-    i32 lo[WFA_MAX_SCOPE * 3];
-    i32 hi[WFA_MAX_SCOPE * 3];
     i32 pair;
     i32 end_k;
     i32 first[3];
@@ -103,8 +99,19 @@ __device__ __forceinline__ bool wfa_inside(int k, int o, int plen, int tlen) {
 // slot `d` scores before `slot`, for 0 <= d < scope.
 struct WfaRing {
     i32* cells;
+    // Per wavefront (slot * 3 + component): present, lo, hi. In dynamic
+    // shared memory sized by the launch's scope (host twin: `spans_bytes`
+    // in src/wfa/gpu/runner.rs). A static array for the largest scope took
+    // 2.3 KB a block; with 32 one-warp blocks per SM (1 kbp pairs) the
+    // driver then carved 132 KB of shared memory out of L1, 64 KB now
+    // (ncu: L1 hit rate 53 -> 66 %).
+    i32* spans;
     WfaShared* sh;
     int width, shift, scope;
+
+    __device__ __forceinline__ i32& present(int m) const { return spans[3 * m]; }
+    __device__ __forceinline__ i32& lo(int m) const { return spans[3 * m + 1]; }
+    __device__ __forceinline__ i32& hi(int m) const { return spans[3 * m + 2]; }
 
     __device__ __forceinline__ int back(int slot, int d) const {
         const int t = slot - d;
@@ -199,10 +206,10 @@ __device__ __forceinline__ WfaSource wfa_source(const WfaRing& r, int c, int s, 
     x.present = false;
     if (s >= 0) {
         const int m = slot * 3 + c;
-        if (r.sh->present[m]) {
+        if (r.present(m)) {
             x.present = true;
-            x.lo = r.sh->lo[m];
-            x.hi = r.sh->hi[m];
+            x.lo = r.lo(m);
+            x.hi = r.hi(m);
             x.at0 = r.at0(c, slot);
         }
     }
@@ -251,9 +258,9 @@ __device__ void wfa_align_pair(const WfaParams& p, unsigned char* base, const Wf
         }
     }
     for (int i = tid; i < scope * 3; i += nt) {
-        sh->present[i] = (i == WFA_M) ? 1 : 0;
-        sh->lo[i] = (i == WFA_M) ? lo0 : 0;
-        sh->hi[i] = (i == WFA_M) ? hi0 : 0;
+        r.present(i) = (i == WFA_M) ? 1 : 0;
+        r.lo(i) = (i == WFA_M) ? lo0 : 0;
+        r.hi(i) = (i == WFA_M) ? hi0 : 0;
     }
     if (tid == 0) {
         sh->end_k = WFA_BIG;
@@ -288,8 +295,8 @@ __device__ void wfa_align_pair(const WfaParams& p, unsigned char* base, const Wf
     for (;;) {
         // ---- extend `score`
         const int mi = cur * 3 + WFA_M;
-        const bool present = sh->present[mi] != 0;
-        const int lo = sh->lo[mi], hi = sh->hi[mi];
+        const bool present = r.present(mi) != 0;
+        const int lo = r.lo(mi), hi = r.hi(mi);
         i32* const m_cells = r.at0(WFA_M, cur);
         if (!present) {
             if (null_steps > scope) break;  // unfeasible: the CPU path decides
@@ -346,14 +353,14 @@ __device__ void wfa_align_pair(const WfaParams& p, unsigned char* base, const Wf
                     const int new_hi = max(sh->cut_last, bottom < hi ? bottom : hi);
                     __syncthreads();
                     if (tid == 0) {
-                        sh->lo[mi] = new_lo;
-                        sh->hi[mi] = new_hi;
+                        r.lo(mi) = new_lo;
+                        r.hi(mi) = new_hi;
                         if (affine) {
                             for (int c = WFA_I; c <= WFA_D; ++c) {
                                 const int m = cur * 3 + c;
-                                if (sh->present[m]) {
-                                    sh->lo[m] = max(sh->lo[m], new_lo);
-                                    sh->hi[m] = min(sh->hi[m], new_hi);
+                                if (r.present(m)) {
+                                    r.lo(m) = max(r.lo(m), new_lo);
+                                    r.hi(m) = min(r.hi(m), new_hi);
                                 }
                             }
                         }
@@ -379,7 +386,7 @@ __device__ void wfa_align_pair(const WfaParams& p, unsigned char* base, const Wf
         if (phase != 0) {
             // The null step below, without reading the sources.
             null_steps += 1;
-            if (tid < 3) sh->present[out * 3 + tid] = 0;
+            if (tid < 3) r.present(out * 3 + tid) = 0;
             __syncthreads();
             continue;
         }
@@ -409,7 +416,7 @@ __device__ void wfa_align_pair(const WfaParams& p, unsigned char* base, const Wf
             if (!(misms || open || ie || de)) {
                 // No thread reads this slot's flags before the barrier.
                 null_steps += 1;
-                if (tid < 3) sh->present[out * 3 + tid] = 0;
+                if (tid < 3) r.present(out * 3 + tid) = 0;
                 __syncthreads();
                 continue;
             }
@@ -524,13 +531,13 @@ __device__ void wfa_align_pair(const WfaParams& p, unsigned char* base, const Wf
             const bool has[3] = {true, has_i, has_d};
             for (int c = 0; c < 3; ++c) {
                 const int m = out * 3 + c;
-                sh->present[m] = has[c] ? 1 : 0;
+                r.present(m) = has[c] ? 1 : 0;
                 if (sh->last[c] == WFA_SMALL) {
-                    sh->lo[m] = clo;
-                    sh->hi[m] = clo - 1;
+                    r.lo(m) = clo;
+                    r.hi(m) = clo - 1;
                 } else {
-                    sh->lo[m] = sh->first[c];
-                    sh->hi[m] = sh->last[c];
+                    r.lo(m) = sh->first[c];
+                    r.hi(m) = sh->last[c];
                 }
                 sh->first[c] = WFA_BIG;
                 sh->last[c] = WFA_SMALL;
@@ -539,7 +546,7 @@ __device__ void wfa_align_pair(const WfaParams& p, unsigned char* base, const Wf
         __syncthreads();
         if (unit) {
             const int mo = out * 3 + WFA_M;
-            const int elo = sh->lo[mo], ehi = sh->hi[mo];
+            const int elo = r.lo(mo), ehi = r.hi(mo);
             if (elo > ehi) break;  // stuck: the CPU path never succeeds
             if (p.metric == WFA_EDIT && !p.ends_free && ehi - elo + 1 >= 1000) {
                 // wavefront_compute_edit_exact_prune.
@@ -584,8 +591,8 @@ __device__ void wfa_align_pair(const WfaParams& p, unsigned char* base, const Wf
                     const int new_hi = max(sh->cut_last, min(ehi, new_lo));
                     __syncthreads();
                     if (tid == 0) {
-                        sh->lo[mo] = new_lo;
-                        sh->hi[mo] = new_hi;
+                        r.lo(mo) = new_lo;
+                        r.hi(mo) = new_hi;
                         sh->prune_min = WFA_BIG;
                         sh->cut_first = WFA_BIG;
                         sh->cut_last = WFA_SMALL;
@@ -650,6 +657,7 @@ __device__ void wfa_align_pair(const WfaParams& p, unsigned char* base, const Wf
 // base: the arena. params: WfaParams. counter: u32, zero at launch. pairs:
 // WfaPair[n_pairs]. workers: worker_stride bytes per block: the ring (unless
 // it lives in dynamic shared memory), then int4[max_scores], then codes.
+// Dynamic shared memory: the ring's spans, then the ring if it is there.
 // At most 256 threads a block; four such blocks per SM cap the registers at
 // 64 a thread (no spills): unbounded, the kernel took 107, which left the
 // SMs a quarter full, and on an H200 it ran 20-30 % slower.
@@ -663,7 +671,9 @@ seqshim_wfa_align(unsigned char* base, const WfaParams* __restrict__ params, u32
     const WfaParams p = *params;
     unsigned char* mine = workers + worker_stride * blockIdx.x;
     WfaRing r;
-    r.cells = ring_in_shared ? wfa_dynamic : (i32*)mine;
+    // The spans, then (when it is there) the ring, 16-byte aligned.
+    r.spans = wfa_dynamic;
+    r.cells = ring_in_shared ? wfa_dynamic + ((9 * p.scope + 3) & ~3) : (i32*)mine;
     r.sh = &sh;
     int4* table = (int4*)(mine + (ring_in_shared ? 0 : ring_bytes));
     u32* codes = (u32*)(table + max_scores);

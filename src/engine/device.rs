@@ -85,14 +85,17 @@ pub struct GpuInfo {
     pub name: String,
     pub compute_capability: (i32, i32),
     pub total_memory: usize,
+    pub multiprocessors: usize,
     /// Threads the GPU keeps resident at once (multiprocessors times
-    /// threads per multiprocessor): how many workers a launch can use.
+    /// threads per multiprocessor), a bound for when a kernel's own
+    /// occupancy ([`Kernel::resident_blocks`]) is unknown.
     pub resident_threads: usize,
 }
 
-/// [`GpuInfo::resident_threads`] when the driver does not say (an H100's
-/// 132 multiprocessors of 2048 threads).
-const FALLBACK_RESIDENT_THREADS: usize = 132 * 2048;
+/// [`GpuInfo`]'s multiprocessors and threads per multiprocessor when the
+/// driver does not say (an H100's).
+const FALLBACK_MULTIPROCESSORS: usize = 132;
+const FALLBACK_THREADS_PER_MULTIPROCESSOR: usize = 2048;
 
 /// Streams per GPU: a family keeps one arena on each and alternates, so
 /// that one's copies and host work overlap the other's kernel.
@@ -111,6 +114,27 @@ pub struct Gpu {
 pub struct Kernel {
     function: CudaFunction,
     name: String,
+    ctx: Arc<CudaContext>,
+}
+
+impl Kernel {
+    /// How many blocks of `block` threads, each with `shared_bytes` of
+    /// dynamic shared memory, one multiprocessor keeps resident (the
+    /// driver's occupancy query: registers, shared memory and the kernel's
+    /// launch bounds all count). `None` when the driver does not say.
+    pub fn resident_blocks(&self, block: u32, shared_bytes: usize) -> Option<usize> {
+        shielded("occupancy query", || {
+            self.ctx
+                .bind_to_thread()
+                .map_err(|e| err("binding the context failed", e))?;
+            self.function
+                .occupancy_max_active_blocks_per_multiprocessor(block, shared_bytes, None)
+                .map_err(|e| err("cuOccupancyMaxActiveBlocksPerMultiprocessor failed", e))
+        })
+        .ok()
+        .filter(|&n| n > 0)
+        .map(|n| n as usize)
+    }
 }
 
 static AVAILABILITY: OnceCell<Availability> = OnceCell::new();
@@ -257,12 +281,17 @@ impl Gpu {
             }
             let total_memory = ctx.total_mem().unwrap_or(0);
             use cudarc::driver::sys::CUdevice_attribute as Attr;
-            let resident_threads = match (
+            let (multiprocessors, threads) = match (
                 ctx.attribute(Attr::CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT),
                 ctx.attribute(Attr::CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_MULTIPROCESSOR),
             ) {
-                (Ok(sms), Ok(threads)) if sms > 0 && threads > 0 => sms as usize * threads as usize,
-                _ => FALLBACK_RESIDENT_THREADS,
+                (Ok(sms), Ok(threads)) if sms > 0 && threads > 0 => {
+                    (sms as usize, threads as usize)
+                }
+                _ => (
+                    FALLBACK_MULTIPROCESSORS,
+                    FALLBACK_THREADS_PER_MULTIPROCESSOR,
+                ),
             };
             // One per `STREAMS` (the type says how many).
             let streams: [Arc<CudaStream>; STREAMS] = [
@@ -277,7 +306,8 @@ impl Gpu {
                     name,
                     compute_capability,
                     total_memory,
-                    resident_threads,
+                    multiprocessors,
+                    resident_threads: multiprocessors * threads,
                 },
                 ctx,
                 streams,
@@ -328,6 +358,7 @@ impl Gpu {
             Ok(Kernel {
                 function,
                 name: format!("{}::{function_name}", source.name),
+                ctx: self.ctx.clone(),
             })
         })
     }

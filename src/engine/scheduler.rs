@@ -54,6 +54,14 @@ pub trait BatchRunner<J: Job>: Send + 'static {
         u64::MAX
     }
 
+    /// The least total [`Job::cost`] worth one batch while more is queued:
+    /// the fair share of a draining queue is not cut below it. A batch
+    /// waits for its slowest job, so a queue halved into ever smaller
+    /// batches at the end of a run leaves the device mostly idle.
+    fn min_batch_cost(&self) -> u64 {
+        0
+    }
+
     /// Runs `jobs`; returns one entry per job, `None` where the device could
     /// not finish that job (it is then rerun on the CPU). An `Err` sends the
     /// whole batch to the CPU.
@@ -400,9 +408,10 @@ fn executor_loop<J: Job>(shared: Arc<Shared<J>>, mut runner: Box<dyn BatchRunner
     let label = runner.label();
     let capacity = runner.capacity().max(1);
     let max_cost = runner.max_batch_cost().max(1);
+    let min_cost = runner.min_batch_cost().min(max_cost);
     let mut consecutive_failures = 0;
     loop {
-        let batch = match take_batch(&shared, capacity, max_cost) {
+        let batch = match take_batch(&shared, capacity, min_cost..=max_cost) {
             Some(batch) => batch,
             None => break,
         };
@@ -463,12 +472,13 @@ fn executor_loop<J: Job>(shared: Arc<Shared<J>>, mut runner: Box<dyn BatchRunner
     retire(&shared);
 }
 
-/// Waits for work, lingers if asked, and takes up to `capacity` tickets.
+/// Waits for work, lingers if asked, and takes up to `capacity` tickets
+/// whose costs sum to at most the end of `cost` (one ticket at least).
 /// `None` when the scheduler is shutting down.
 fn take_batch<J: Job>(
     shared: &Shared<J>,
     capacity: usize,
-    max_cost: u64,
+    cost: std::ops::RangeInclusive<u64>,
 ) -> Option<Vec<Ticket<J>>> {
     let mut state = shared.lock();
     while state.queue.is_empty() {
@@ -497,16 +507,18 @@ fn take_batch<J: Job>(
     }
     // With several devices, leave a fair share of the queue to the others,
     // so one large submission is spread over every GPU instead of filling
-    // the first executor that wakes up.
+    // the first executor that wakes up; but take at least the start of
+    // `cost` while there is more.
     let share = state.queue.len().div_ceil(state.live_executors.max(1));
-    let mut take = share.clamp(1, capacity);
-    let mut cost = 0u64;
-    for (i, ticket) in state.queue.iter().take(take).enumerate() {
-        cost = cost.saturating_add(ticket.cost);
-        if cost > max_cost && i > 0 {
-            take = i;
+    let mut take = 0;
+    let mut taken = 0u64;
+    for (i, ticket) in state.queue.iter().take(capacity).enumerate() {
+        let more = taken.saturating_add(ticket.cost);
+        if i > 0 && (more > *cost.end() || (i >= share && taken >= *cost.start())) {
             break;
         }
+        taken = more;
+        take = i + 1;
     }
     let batch: Vec<Ticket<J>> = state.queue.drain(..take).collect();
     drop(state);
@@ -780,6 +792,7 @@ mod tests {
     /// A slow device whose batches hold at most `max_cost` of cost.
     struct SlowDevice {
         max_cost: u64,
+        min_cost: u64,
         batch_costs: Arc<Mutex<Vec<u64>>>,
     }
 
@@ -792,6 +805,9 @@ mod tests {
         }
         fn max_batch_cost(&self) -> u64 {
             self.max_cost
+        }
+        fn min_batch_cost(&self) -> u64 {
+            self.min_cost
         }
         fn run_batch(
             &mut self,
@@ -811,6 +827,7 @@ mod tests {
         let costs = Arc::new(Mutex::new(Vec::new()));
         let runner = SlowDevice {
             max_cost: 5,
+            min_cost: 0,
             batch_costs: costs.clone(),
         };
         let s = Scheduler::new(vec![Box::new(runner)], options(false));
@@ -824,6 +841,39 @@ mod tests {
         let costs = costs.lock().unwrap();
         assert!(costs.iter().all(|&c| c <= 5), "{costs:?}");
         assert_eq!(costs.iter().sum::<u64>(), 100);
+    }
+
+    /// Two devices drain a queue: the fair share is not cut below the least
+    /// batch cost. Only the first batch of each device (taken while the
+    /// queue fills) and the last (the rest) may be smaller; halving the
+    /// tail instead gives 12, 6, 3, 2, 1 ...
+    #[test]
+    fn a_draining_queue_is_not_cut_below_the_least_batch_cost() {
+        let costs = Arc::new(Mutex::new(Vec::new()));
+        let runners: Vec<Box<dyn BatchRunner<Square>>> = (0..2)
+            .map(|_| {
+                Box::new(SlowDevice {
+                    max_cost: 100,
+                    min_cost: 25,
+                    batch_costs: costs.clone(),
+                }) as Box<dyn BatchRunner<Square>>
+            })
+            .collect();
+        let s = Scheduler::new(runners, options(false));
+        let results = s.run_all((0..1_000).map(|_| Square(3)).collect());
+        assert!(
+            results
+                .iter()
+                .all(|r| r.as_ref().unwrap() == &(9, "device"))
+        );
+        let costs = costs.lock().unwrap();
+        assert_eq!(costs.iter().sum::<u64>(), 1_000);
+        assert!(costs.iter().all(|&c| c <= 100), "{costs:?}");
+        let small = costs.iter().filter(|&&c| c < 25).count();
+        assert!(
+            small <= 3,
+            "{small} batches under the least cost: {costs:?}"
+        );
     }
 
     #[test]
