@@ -11,7 +11,8 @@
 // has this kernel's recurrences, range bookkeeping, cut-offs and backtrace
 // codes in Rust and is tested against the CPU aligner; it runs the threads
 // one after the other, so it does not check the barriers, the warp
-// reductions or the gcd shortcut for null steps. Keep the two in step.
+// reductions, the gcd shortcut for null steps or the extension of each M
+// cell by the thread that computed it. Keep the two in step.
 //
 // Per worker: a ring of the last `scope` wavefronts (M, I, D offsets), in
 // shared memory when the launch gives it room, else in the worker's global
@@ -88,6 +89,24 @@ __device__ __forceinline__ int wfa_lcp(const u32* __restrict__ P, int plen,
         n += 16;
     }
     return max(limit, 0);
+}
+
+// Cell `k` of an M wavefront extended along its matches from offset `o`;
+// folds `k` into `end_k` when the alignment can end there.
+__device__ __forceinline__ int wfa_extend(const WfaParams& p, const u32* __restrict__ P, int plen,
+                                          const u32* __restrict__ T, int tlen, int k, int o,
+                                          int* end_k) {
+    o += wfa_lcp(P, plen, T, tlen, o - k, o);
+    bool ends;
+    if (p.ends_free) {
+        const int h = o, v = o - k;
+        ends = (h >= tlen && plen - v <= p.pattern_end_free) ||
+               (v >= plen && tlen - h <= p.text_end_free);
+    } else {
+        ends = k == tlen - plen && o >= tlen;
+    }
+    if (ends) atomicMin(end_k, k);
+    return o;
 }
 
 __device__ __forceinline__ bool wfa_inside(int k, int o, int plen, int tlen) {
@@ -284,6 +303,14 @@ __device__ void wfa_align_pair(const WfaParams& p, unsigned char* base, const Wf
         unit ? 1 : max(wfa_gcd(wfa_gcd(p.mismatch, p.open), affine ? p.extension : 0), 1);
     int phase = 0;  // score % stride
 
+    // A cell of M is extended by the thread that computes it, right away
+    // (its offset is in a register, not read back in a loop of its own),
+    // except where the edit prune needs the offsets before extension (it
+    // runs between computing a wavefront and extending it). Score 0 and,
+    // without fusion, every score are extended at the top of their step.
+    // The extension of a cell depends on that cell alone, and the end, the
+    // wf-adaptive cut and the next step still see the extended wavefront.
+    const bool fused = !(p.metric == WFA_EDIT && !p.ends_free);
     int steps_wait = p.steps_between_cutoffs;
     int null_steps = 0;
     long long code_used = 0;
@@ -301,22 +328,13 @@ __device__ void wfa_align_pair(const WfaParams& p, unsigned char* base, const Wf
         if (!present) {
             if (null_steps > scope) break;  // unfeasible: the CPU path decides
         } else {
-            for (int k = lo + tid; k <= hi; k += nt) {
-                int o = m_cells[k];
-                if (o == WFA_NULL) continue;
-                o += wfa_lcp(P, plen, T, tlen, o - k, o);
-                m_cells[k] = o;
-                bool ends;
-                if (p.ends_free) {
-                    const int h = o, v = o - k;
-                    ends = (h >= tlen && plen - v <= p.pattern_end_free) ||
-                           (v >= plen && tlen - h <= p.text_end_free);
-                } else {
-                    ends = k == tlen - plen && o >= tlen;
+            if (score == 0 || !fused) {
+                for (int k = lo + tid; k <= hi; k += nt) {
+                    const int o = m_cells[k];
+                    if (o != WFA_NULL) m_cells[k] = wfa_extend(p, P, plen, T, tlen, k, o, &sh->end_k);
                 }
-                if (ends) atomicMin(&sh->end_k, k);
+                __syncthreads();
             }
-            __syncthreads();
             if (sh->end_k != WFA_BIG) {
                 end_k = sh->end_k;
                 done = true;
@@ -488,11 +506,13 @@ __device__ void wfa_align_pair(const WfaParams& p, unsigned char* base, const Wf
                 const int m = max(vd, max(vx, vi));
                 const u32 src = m < 0 ? 0u : (vx == m ? 1u : (vd == m ? 3u : 2u));
                 const bool m_in = wfa_inside(k, m, plen, tlen);
-                out_m[k] = m_in ? m : WFA_NULL;
+                int m_cell = WFA_NULL;
                 if (m_in) {
+                    m_cell = fused ? wfa_extend(p, P, plen, T, tlen, k, m, &sh->end_k) : m;
                     first_m = min(first_m, k);
                     last_m = max(last_m, k);
                 }
+                out_m[k] = m_cell;
                 if (has_i) {
                     out_i[k] = vi;
                     if (wfa_inside(k, vi, plen, tlen)) {

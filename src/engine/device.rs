@@ -416,6 +416,9 @@ fn compile_options(source: &KernelSource, compute_capability: (i32, i32)) -> Vec
         arch_option(compute_capability),
         "--std=c++17".to_string(),
         "-default-device".to_string(),
+        // Line tables, so that a profiler can name the source line of a
+        // stall.
+        "-lineinfo".to_string(),
     ];
     options.extend(source.options.iter().map(|s| s.to_string()));
     options
