@@ -510,20 +510,33 @@ fn take_batch<J: Job>(
     // the first executor that wakes up; but take at least the start of
     // `cost` while there is more.
     let share = state.queue.len().div_ceil(state.live_executors.max(1));
+    let take = batch_len(state.queue.iter().map(|t| t.cost), share, capacity, &cost);
+    let batch: Vec<Ticket<J>> = state.queue.drain(..take).collect();
+    drop(state);
+    shared.space_free.notify_all();
+    Some(batch)
+}
+
+/// How many of the queued jobs (their costs, front first) one batch takes:
+/// one at least, at most `capacity`, costs summing to at most the end of
+/// `cost`, and more than `share` only while the batch is below its start.
+fn batch_len(
+    costs: impl Iterator<Item = u64>,
+    share: usize,
+    capacity: usize,
+    cost: &std::ops::RangeInclusive<u64>,
+) -> usize {
     let mut take = 0;
     let mut taken = 0u64;
-    for (i, ticket) in state.queue.iter().take(capacity).enumerate() {
-        let more = taken.saturating_add(ticket.cost);
+    for (i, c) in costs.take(capacity).enumerate() {
+        let more = taken.saturating_add(c);
         if i > 0 && (more > *cost.end() || (i >= share && taken >= *cost.start())) {
             break;
         }
         taken = more;
         take = i + 1;
     }
-    let batch: Vec<Ticket<J>> = state.queue.drain(..take).collect();
-    drop(state);
-    shared.space_free.notify_all();
-    Some(batch)
+    take
 }
 
 /// Sends each caller its result; jobs without one are rerun on the CPU pool
@@ -792,7 +805,6 @@ mod tests {
     /// A slow device whose batches hold at most `max_cost` of cost.
     struct SlowDevice {
         max_cost: u64,
-        min_cost: u64,
         batch_costs: Arc<Mutex<Vec<u64>>>,
     }
 
@@ -805,9 +817,6 @@ mod tests {
         }
         fn max_batch_cost(&self) -> u64 {
             self.max_cost
-        }
-        fn min_batch_cost(&self) -> u64 {
-            self.min_cost
         }
         fn run_batch(
             &mut self,
@@ -827,7 +836,6 @@ mod tests {
         let costs = Arc::new(Mutex::new(Vec::new()));
         let runner = SlowDevice {
             max_cost: 5,
-            min_cost: 0,
             batch_costs: costs.clone(),
         };
         let s = Scheduler::new(vec![Box::new(runner)], options(false));
@@ -843,37 +851,26 @@ mod tests {
         assert_eq!(costs.iter().sum::<u64>(), 100);
     }
 
-    /// Two devices drain a queue: the fair share is not cut below the least
-    /// batch cost. Only the first batch of each device (taken while the
-    /// queue fills) and the last (the rest) may be smaller; halving the
-    /// tail instead gives 12, 6, 3, 2, 1 ...
+    /// A batch takes its fair share of the queue, but not less than the
+    /// least batch cost while more is queued, and never more than the
+    /// capacity or the most cost.
     #[test]
     fn a_draining_queue_is_not_cut_below_the_least_batch_cost() {
-        let costs = Arc::new(Mutex::new(Vec::new()));
-        let runners: Vec<Box<dyn BatchRunner<Square>>> = (0..2)
-            .map(|_| {
-                Box::new(SlowDevice {
-                    max_cost: 100,
-                    min_cost: 25,
-                    batch_costs: costs.clone(),
-                }) as Box<dyn BatchRunner<Square>>
-            })
-            .collect();
-        let s = Scheduler::new(runners, options(false));
-        let results = s.run_all((0..1_000).map(|_| Square(3)).collect());
-        assert!(
-            results
-                .iter()
-                .all(|r| r.as_ref().unwrap() == &(9, "device"))
-        );
-        let costs = costs.lock().unwrap();
-        assert_eq!(costs.iter().sum::<u64>(), 1_000);
-        assert!(costs.iter().all(|&c| c <= 100), "{costs:?}");
-        let small = costs.iter().filter(|&&c| c < 25).count();
-        assert!(
-            small <= 3,
-            "{small} batches under the least cost: {costs:?}"
-        );
+        let ones = |n| std::iter::repeat_n(1u64, n);
+        let cost = 25..=100;
+        // Two executors, 1,000 queued: half, capped by the most cost.
+        assert_eq!(batch_len(ones(1_000), 500, 10_000, &cost), 100);
+        // 60 queued: the share of 30 is above the least cost.
+        assert_eq!(batch_len(ones(60), 30, 10_000, &cost), 30);
+        // 30 queued: a share of 15 would halve the tail; take 25.
+        assert_eq!(batch_len(ones(30), 15, 10_000, &cost), 25);
+        // Fewer than the least cost queued: all of them.
+        assert_eq!(batch_len(ones(7), 4, 10_000, &cost), 7);
+        // The capacity still bounds it, and one job is always taken.
+        assert_eq!(batch_len(ones(30), 15, 20, &cost), 20);
+        assert_eq!(batch_len([500u64, 1].into_iter(), 1, 10_000, &cost), 1);
+        // Without a least cost, the fair share as before.
+        assert_eq!(batch_len(ones(30), 15, 10_000, &(0..=100)), 15);
     }
 
     #[test]
