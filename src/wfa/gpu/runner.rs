@@ -328,16 +328,18 @@ impl WfaRunner {
         Self::default_block(max_bases)
     }
 
-    /// Measured on an H200 (kernel time under `ncu`, heuristic none, 2-10 %
-    /// divergence; BENCHMARKS.md): one warp per worker is fastest up to 1 kbp
-    /// pairs (1.1-1.3x over 64 threads at 2-5 %, 2 % slower at 10 %); 10 kbp
-    /// pairs want 128 (32 is about 4x slower, 256 no faster on the whole).
+    /// Measured on an H200 (BENCHMARKS.md, heuristic none, 2-10 %
+    /// divergence): one warp per worker is fastest up to 1 kbp pairs (kernel
+    /// time under `ncu`: 1.1-1.3x over 64 threads at 2-5 %, 2 % slower at 10
+    /// %; with the extension fused into the compute step, 32 and 64 were
+    /// level); 10 kbp pairs want 256 (batch API: 1.06-1.10x over 128 at 5-10
+    /// %, 0.95x at 2 %; 5 kbp pairs 1.09x at 5 %; 32 is about 4x slower).
     /// Sizes in between take the nearer choice; they were not measured.
     fn default_block(bases: usize) -> u32 {
         match bases {
             0..=2500 => 32,
             2501..=6000 => 64,
-            _ => 128,
+            _ => 256,
         }
     }
 
