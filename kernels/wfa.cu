@@ -123,7 +123,7 @@ struct WfaRing {
     // in src/wfa/gpu/runner.rs). A static array for the largest scope took
     // 2.3 KB a block; with 32 one-warp blocks per SM (1 kbp pairs) the
     // driver then carved 132 KB of shared memory out of L1, 64 KB now
-    // (ncu: L1 hit rate 53 -> 66 %).
+    // (ncu, 1 kbp 5 % launches: L1 hit rate 53 -> 66 %).
     i32* spans;
     WfaShared* sh;
     int width, shift, scope;
@@ -679,8 +679,10 @@ __device__ void wfa_align_pair(const WfaParams& p, unsigned char* base, const Wf
 // it lives in dynamic shared memory), then int4[max_scores], then codes.
 // Dynamic shared memory: the ring's spans, then the ring if it is there.
 // At most 256 threads a block; four such blocks per SM cap the registers at
-// 64 a thread (no spills): unbounded, the kernel took 107, which left the
-// SMs a quarter full, and on an H200 it ran 20-30 % slower.
+// 64 a thread: unbounded, the kernel took 107, which left the SMs a quarter
+// full, and on an H200 it ran 20-30 % slower. (ncu counts a few local
+// memory spill requests under the cap: 1.5 M in a 1 kbp launch of 2.2 G
+// warp instructions.)
 extern "C" __global__ void __launch_bounds__(256, 4)
 seqshim_wfa_align(unsigned char* base, const WfaParams* __restrict__ params, u32* counter,
                   const WfaPair* __restrict__ pairs, u32 n_pairs, unsigned char* workers,

@@ -85,6 +85,7 @@ pub struct GpuInfo {
     pub name: String,
     pub compute_capability: (i32, i32),
     pub total_memory: usize,
+    /// Streaming multiprocessors.
     pub multiprocessors: usize,
     /// Threads the GPU keeps resident at once (multiprocessors times
     /// threads per multiprocessor), a bound for when a kernel's own
