@@ -56,6 +56,10 @@ const LANES: usize = crate::engine::device::STREAMS;
 /// with small penalties) go there. The best limit has not been measured in
 /// a recorded run; `SEQSHIM_WFA_SHARED_RING` overrides it for that.
 const SHARED_RING_MAX: usize = 12 << 10;
+/// Dynamic shared memory a block may ask for without opting in (48 KiB):
+/// the ring's spans and a ring there together stay within it, whatever
+/// `SEQSHIM_WFA_SHARED_RING` says.
+const DYNAMIC_SHARED_LIMIT: usize = 48 << 10;
 /// Worker memory beyond its ring that a launch gives each worker at least.
 const MIN_WORKER_EXTRA: usize = 64 << 10;
 /// Fewest workers a launch for pairs that ran out of memory is worth.
@@ -425,9 +429,11 @@ impl WfaRunner {
         let block = Self::block_size(max_bases);
         let width = max_bases + 4;
         let ring_bytes = align16(params.scope as usize * 3 * width * 4);
-        let ring_in_shared =
-            ring_bytes <= tuning("SEQSHIM_WFA_SHARED_RING").unwrap_or(SHARED_RING_MAX);
-        let shared_bytes = spans_bytes(params.scope) + if ring_in_shared { ring_bytes } else { 0 };
+        let spans = spans_bytes(params.scope);
+        let ring_in_shared = ring_bytes
+            <= tuning("SEQSHIM_WFA_SHARED_RING").unwrap_or(SHARED_RING_MAX)
+            && spans + ring_bytes <= DYNAMIC_SHARED_LIMIT;
+        let shared_bytes = spans + if ring_in_shared { ring_bytes } else { 0 };
         let info = self.gpu.info();
         let resident = match self.kernel.resident_blocks(block, shared_bytes) {
             Some(per_multiprocessor) => per_multiprocessor * info.multiprocessors,
