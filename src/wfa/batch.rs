@@ -361,9 +361,7 @@ impl Batch {
             if !mine.is_empty() && mine.windows(2).all(|w| w[1] == w[0] + 1) {
                 runs.push((mine[0], results));
             } else {
-                for (&slot, result) in mine.iter().zip(results) {
-                    self.slots[slot] = Slot::Done(result);
-                }
+                self.put(mine, results);
             }
         }
         // One piece of the slots per run; runs are disjoint, as each slot
@@ -389,6 +387,13 @@ impl Batch {
         });
     }
 
+    /// Puts each result in its slot, one by one.
+    fn put(&mut self, slots: &[usize], results: Vec<PairResult>) {
+        for (&slot, result) in slots.iter().zip(results) {
+            self.slots[slot] = Slot::Done(result);
+        }
+    }
+
     /// Puts a job's results (pairs `range` of its set, whose slots are
     /// `slots[range]`) in their slots, or its failure.
     fn store(
@@ -399,11 +404,7 @@ impl Batch {
         summary: &mut RunSummary,
     ) {
         match output {
-            Ok(results) if results.len() == range.len() => {
-                for (i, result) in range.zip(results) {
-                    self.slots[slots[i]] = Slot::Done(result);
-                }
-            }
+            Ok(results) if results.len() == range.len() => self.put(&slots[range], results),
             failed => {
                 let why = match failed {
                     Err(ScheduleError(why)) => why,
