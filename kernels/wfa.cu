@@ -680,9 +680,8 @@ __device__ void wfa_align_pair(const WfaParams& p, unsigned char* base, const Wf
 // Dynamic shared memory: the ring's spans, then the ring if it is there.
 // At most 256 threads a block; four such blocks per SM cap the registers at
 // 64 a thread: unbounded, the kernel took 107, which left the SMs a quarter
-// full, and on an H200 it ran 20-30 % slower. (ncu counts a few local
-// memory spill requests under the cap: 1.5 M in a 1 kbp launch of 2.2 G
-// warp instructions.)
+// full, and on an H200 it ran 20-30 % slower. (ncu still counts local
+// memory spill requests under the cap: 1.46 M in a 1 kbp launch.)
 extern "C" __global__ void __launch_bounds__(256, 4)
 seqshim_wfa_align(unsigned char* base, const WfaParams* __restrict__ params, u32* counter,
                   const WfaPair* __restrict__ pairs, u32 n_pairs, unsigned char* workers,

@@ -680,11 +680,11 @@ impl BatchRunner<WfaJob> for WfaRunner {
         super::super::job::device_batch_bases()
     }
 
-    /// A quarter of a full batch (8 Mbases: 4,000 pairs of 1 kbp or 400 of
-    /// 10 kbp, near the 4,224 and 528 workers an H200 keeps resident for
-    /// them). Smaller tail batches each waited for their slowest pair (10
-    /// kbp at 10 %: seven launches of 832 down to 13 pairs, about 40 ms each
-    /// at the least, took 0.4 s of a 1.4 s run).
+    /// A quarter of a full batch (8 Mbases: 4,000 pairs of 1 kbp, near the
+    /// 4,224 workers the occupancy query gave for them on an H200). Smaller
+    /// tail batches each waited for their slowest pair (10 kbp at 10 %:
+    /// seven launches of 832 down to 13 pairs, about 40 ms each at the
+    /// least, took 0.4 s of a 1.4 s run).
     fn min_batch_cost(&self) -> u64 {
         super::super::job::device_batch_bases() / 4
     }
