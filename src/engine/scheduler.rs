@@ -345,20 +345,38 @@ impl<J: Job> Scheduler<J> {
         let cost = job.cost();
         let (ticket, receiver) = Ticket::new(job, cost);
         match enqueue(&self.shared, self.shared.lock(), ticket) {
-            Ok(()) => Ok(Queued(receiver)),
+            Ok(()) => Ok(Queued(Some(receiver))),
             Err(ticket) => Err(ticket.job),
         }
     }
 }
 
-/// A job given to the devices by [`Scheduler::queue`].
-pub struct Queued<J: Job>(mpsc::Receiver<Result<J::Output, ScheduleError>>);
+/// A job given to the devices by [`Scheduler::queue`]. Dropping the handle
+/// without [`Queued::wait`] (a caller unwinding, say) still waits for the
+/// job: once every handle of a caller is gone, no device or pool thread
+/// reads what its jobs borrow any more, which is what lets the batch API
+/// lend caller memory to jobs instead of copying it.
+pub struct Queued<J: Job>(Option<mpsc::Receiver<Result<J::Output, ScheduleError>>>);
 
 impl<J: Job> Queued<J> {
     /// The job's output, once its device (or the CPU pool, should the device
     /// fail) has it.
-    pub fn wait(self) -> Result<J::Output, ScheduleError> {
-        wait(&self.0)
+    pub fn wait(mut self) -> Result<J::Output, ScheduleError> {
+        match self.0.take() {
+            Some(receiver) => wait(&receiver),
+            None => Err(ScheduleError("internal: job already waited for".into())),
+        }
+    }
+}
+
+impl<J: Job> Drop for Queued<J> {
+    fn drop(&mut self) {
+        // Every path that ends a job (a device, a CPU rescue, a retired
+        // executor's hand-back) replies after its last read of the job, or
+        // drops the reply with the job unread.
+        if let Some(receiver) = self.0.take() {
+            let _ = receiver.recv();
+        }
     }
 }
 
@@ -849,6 +867,37 @@ mod tests {
         let costs = costs.lock().unwrap();
         assert!(costs.iter().all(|&c| c <= 5), "{costs:?}");
         assert_eq!(costs.iter().sum::<u64>(), 100);
+    }
+
+    /// Dropping a `Queued` handle unwaited (as a caller unwinding would)
+    /// returns only once its job is finished: the batch API lends caller
+    /// memory to jobs on that promise.
+    #[test]
+    fn a_dropped_handle_waits_for_its_job() {
+        struct Finisher(Arc<AtomicUsize>);
+        impl BatchRunner<Square> for Finisher {
+            fn label(&self) -> String {
+                "finisher".into()
+            }
+            fn capacity(&self) -> usize {
+                4
+            }
+            fn run_batch(
+                &mut self,
+                jobs: &[Square],
+            ) -> Result<Vec<Option<(u64, &'static str)>>, String> {
+                std::thread::sleep(Duration::from_millis(5));
+                self.0.fetch_add(jobs.len(), Ordering::SeqCst);
+                Ok(jobs.iter().map(|j| Some((j.0 * j.0, "device"))).collect())
+            }
+        }
+        let finished = Arc::new(AtomicUsize::new(0));
+        let s = Scheduler::new(vec![Box::new(Finisher(finished.clone()))], options(false));
+        let handles: Vec<_> = (0..12)
+            .map(|i| s.queue(Square(i)).ok().expect("an executor is live"))
+            .collect();
+        drop(handles);
+        assert_eq!(finished.load(Ordering::SeqCst), 12);
     }
 
     /// A batch takes its fair share of the queue, but not less than the

@@ -7,10 +7,11 @@
 #![allow(non_camel_case_types)]
 
 use std::ffi::c_char;
+use std::sync::Arc;
 
 use crate::ffi_guard;
 use crate::wfa::batch::{self, Batch, Lent, Slot};
-use crate::wfa::job::PairResult;
+use crate::wfa::job::{PairResult, PairSource};
 use crate::wfa::{
     Affine2pPenalties, AffinePenalties, AlignerAttributes, AlignmentForm, AlignmentScope,
     AlignmentSpan, Heuristic, LinearPenalties, MemoryMode, Penalties, WfaError,
@@ -157,12 +158,52 @@ struct Borrowed {
     text_len: u32,
 }
 
-// SAFETY: a `Borrowed` is only read during `seqshim_wfa_batch_run`, which
-// the caller may not overlap with any other use of the batch, and the bytes
-// it points to stay valid and unchanged until that run returns (the
-// contract of `seqshim_wfa_batch_add_borrowed`); the pool threads that read
-// them during the run are joined before it returns.
-unsafe impl Sync for Borrowed {}
+/// The borrowed pairs of one run, lent to the batch's jobs (which read them
+/// on the pool and GPU executor threads, without copying them first).
+struct LentPairs(Vec<Borrowed>);
+
+// SAFETY: the pointers are only read through `PairSource`, by the jobs of
+// the one `seqshim_wfa_batch_run` they are lent to. The caller may not
+// overlap that run with any other use of the batch and keeps the bytes
+// valid and unchanged until it returns (the contract of
+// `seqshim_wfa_batch_add_borrowed`), and `Batch::run_with` does not return,
+// even by unwinding, before every job reading them is done.
+unsafe impl Send for LentPairs {}
+// SAFETY: as for `Send`: shared reads of memory nobody writes meanwhile.
+unsafe impl Sync for LentPairs {}
+
+impl LentPairs {
+    fn bytes(&self, pointer: *const u8, len: u32) -> &[u8] {
+        // SAFETY: non-null or empty (checked at add time) and readable for
+        // the run (see the `Send` impl); `bytes` only refuses what add
+        // refused, which cannot reach here.
+        unsafe { super::guard::bytes(pointer, len as usize) }.unwrap_or_default()
+    }
+}
+
+impl PairSource for LentPairs {
+    fn len(&self) -> usize {
+        self.0.len()
+    }
+    fn lengths(&self, index: usize) -> (usize, usize) {
+        let pair = &self.0[index];
+        (pair.pattern_len as usize, pair.text_len as usize)
+    }
+    fn pattern(&self, index: usize) -> &[u8] {
+        let pair = &self.0[index];
+        self.bytes(pair.pattern, pair.pattern_len)
+    }
+    fn text(&self, index: usize) -> &[u8] {
+        let pair = &self.0[index];
+        self.bytes(pair.text, pair.text_len)
+    }
+}
+
+impl Lent for LentPairs {
+    fn slot(&self, index: usize) -> usize {
+        self.0[index].slot
+    }
+}
 
 /// An opaque batch of pairs.
 pub struct seqshim_wfa_batch_t {
@@ -524,36 +565,14 @@ pub unsafe extern "C" fn seqshim_wfa_batch_run(
         // Taken now: after this call returns, however it returns, the
         // caller's memory is never read again.
         let borrowed = std::mem::take(&mut b.borrowed);
-        // On the pool: on one thread, a million short pairs took about as
-        // long here as in their kernels.
-        let lent: Vec<Lent> = crate::engine::cpu::install(|| {
-            use rayon::prelude::*;
-            borrowed
-                .par_iter()
-                .map(|pending| {
-                    // SAFETY: non-null or empty (checked at add time) and, per
-                    // the contract of seqshim_wfa_batch_add_borrowed, still
-                    // readable; `bytes` only refuses what add refused.
-                    let (pattern, text) = unsafe {
-                        (
-                            super::guard::bytes(pending.pattern, pending.pattern_len as usize),
-                            super::guard::bytes(pending.text, pending.text_len as usize),
-                        )
-                    };
-                    Lent {
-                        slot: pending.slot,
-                        pattern: pattern.unwrap_or_default(),
-                        text: text.unwrap_or_default(),
-                    }
-                })
-                .collect()
-        });
-        b.batch.run_with(&lent);
-        drop(lent);
-        // Emptied, its room kept for the next pairs.
-        let mut borrowed = borrowed;
-        borrowed.clear();
-        b.borrowed = borrowed;
+        let lent = Arc::new(LentPairs(borrowed));
+        b.batch.run_with(Some(lent.clone()));
+        // Emptied, its room kept for the next pairs (unless an executor
+        // still holds a finished job for a moment).
+        if let Ok(LentPairs(mut borrowed)) = Arc::try_unwrap(lent) {
+            borrowed.clear();
+            b.borrowed = borrowed;
+        }
         SEQSHIM_WFA_OK
     })
 }

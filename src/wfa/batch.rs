@@ -7,7 +7,7 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use super::checks;
-use super::job::{self, PairResult, PairSet, WfaJob};
+use super::job::{self, PairResult, PairSet, PairSource, WfaJob};
 use super::{AlignStatus, Aligner, AlignerAttributes, AlignmentScope, MemoryMode, WfaError};
 use crate::engine::scheduler::{self, Queued, ScheduleError};
 
@@ -44,13 +44,34 @@ pub struct RunSummary {
     pub elapsed: Duration,
 }
 
-/// A pair the caller lends for the length of one [`Batch::run_with`]: its
-/// bytes are copied into the jobs during the run, in parallel.
-#[derive(Clone, Copy)]
-pub struct Lent<'a> {
-    pub slot: usize,
-    pub pattern: &'a [u8],
-    pub text: &'a [u8],
+/// Pairs a caller lends for one [`Batch::run_with`]: memory it keeps valid
+/// and unchanged until that run returns. Jobs read the pairs where they
+/// are (the devices pack straight from them), and each result goes to the
+/// pair's slot.
+pub trait Lent: PairSource {
+    /// The slot (from [`Batch::reserve`]) of pair `index`.
+    fn slot(&self, index: usize) -> usize;
+}
+
+/// Some of the lent pairs, in the order of one route.
+struct LentRoute {
+    lent: Arc<dyn Lent>,
+    members: Vec<usize>,
+}
+
+impl PairSource for LentRoute {
+    fn len(&self) -> usize {
+        self.members.len()
+    }
+    fn lengths(&self, index: usize) -> (usize, usize) {
+        self.lent.lengths(self.members[index])
+    }
+    fn pattern(&self, index: usize) -> &[u8] {
+        self.lent.pattern(self.members[index])
+    }
+    fn text(&self, index: usize) -> &[u8] {
+        self.lent.text(self.members[index])
+    }
 }
 
 /// A device job of a run: its handle, its pairs in its set and their slots
@@ -63,7 +84,7 @@ type Finished = (Range<usize>, Arc<Vec<usize>>, Vec<PairResult>);
 /// A CPU job of a run and the slots of its pairs.
 type CpuJob = (WfaJob, Arc<Vec<usize>>);
 
-/// A job built from lent pairs: queued for the devices, or for the CPU pool.
+/// A job of a run: queued for the devices, or for the CPU pool.
 enum Built {
     Queued(QueuedJob),
     ForCpu(CpuJob),
@@ -198,11 +219,13 @@ impl Batch {
     /// Aligns every pair added since the last run: device jobs go to the
     /// GPU executors while the CPU pool aligns the others.
     pub fn run(&mut self) -> RunSummary {
-        self.run_with(&[])
+        self.run_with(None)
     }
 
     /// [`Batch::run`] with the pairs of reserved slots lent for the call.
-    pub fn run_with(&mut self, lent: &[Lent<'_>]) -> RunSummary {
+    /// When it returns, however it returns (a panic inside included), no
+    /// job reads the lent pairs any more: every queued job is waited for.
+    pub fn run_with(&mut self, lent: Option<Arc<dyn Lent>>) -> RunSummary {
         let started = Instant::now();
         let (have, taken) = (self.slots.len(), self.pairs);
         let slots = &mut self.slots;
@@ -213,13 +236,18 @@ impl Batch {
         let device = std::mem::take(&mut self.device);
         let cpu = std::mem::take(&mut self.cpu);
         let (use_devices, router) = (self.use_devices, self.router);
-        let (lent_device, lent_cpu): (Vec<usize>, Vec<usize>) = crate::engine::cpu::install(|| {
-            use rayon::prelude::*;
-            (0..lent.len()).into_par_iter().partition(|&i| {
-                use_devices && router.takes(lent[i].pattern.len(), lent[i].text.len())
-            })
-        });
-        let pairs = device.slots.len() + cpu.slots.len() + lent.len();
+        let lent_len = lent.as_ref().map_or(0, |l| l.len());
+        let (lent_device, lent_cpu): (Vec<usize>, Vec<usize>) = match &lent {
+            Some(lent) => crate::engine::cpu::install(|| {
+                use rayon::prelude::*;
+                (0..lent_len).into_par_iter().partition(|&i| {
+                    let (p, t) = lent.lengths(i);
+                    use_devices && router.takes(p, t)
+                })
+            }),
+            None => Default::default(),
+        };
+        let pairs = device.slots.len() + cpu.slots.len() + lent_len;
         // Without a live device the "device" pairs are CPU work like the
         // rest, cut into CPU-sized jobs so that every core gets some.
         // A batch that must not use a device never asks the scheduler: that
@@ -248,20 +276,36 @@ impl Batch {
                 summary.to_cpu
             );
         }
-        // Device jobs are queued as they are built, so that the GPUs start on
-        // the first ones while the CPU pool copies the rest. Then the CPU
-        // jobs run on the pool while the GPUs work, and last the device
-        // results are stored, in queue order, each as soon as it is back.
-        // A device job no executor was left to take becomes a CPU job.
-        let mut built: Vec<Built> = Vec::new();
+        // Each route's pairs (copied, then lent) with their slots.
+        let mut routes: Vec<(Arc<dyn PairSource>, Vec<usize>, bool)> = Vec::new();
         for (route, gpu) in [(device, devices), (cpu, false)] {
-            if route.slots.is_empty() {
-                continue;
+            if !route.slots.is_empty() {
+                routes.push((Arc::new(route.set), route.slots, gpu));
             }
-            let (max_pairs, max_bases) = job_size(route.slots.len(), gpu);
-            let set = Arc::new(route.set);
-            let slots = Arc::new(route.slots);
-            let sizes = set.spans.iter().map(|s| s.pattern_len + s.text_len);
+        }
+        if let Some(lent) = &lent {
+            for (members, gpu) in [(lent_device, devices), (lent_cpu, false)] {
+                if !members.is_empty() {
+                    let slots = members.iter().map(|&i| lent.slot(i)).collect();
+                    let lent = lent.clone();
+                    routes.push((Arc::new(LentRoute { lent, members }), slots, gpu));
+                }
+            }
+        }
+        // Device jobs are queued as they are cut, so that the GPUs start on
+        // the first ones at once. Then the CPU jobs run on the pool while
+        // the GPUs work, and last the device results are stored, in queue
+        // order, each as soon as it is back. A device job no executor was
+        // left to take becomes a CPU job. (A `Queued` handle that is
+        // dropped unwaited, by a panic here, still waits for its job.)
+        let mut built: Vec<Built> = Vec::new();
+        for (set, slots, gpu) in routes {
+            let (max_pairs, max_bases) = job_size(set.len(), gpu);
+            let sizes = (0..set.len()).map(|i| {
+                let (p, t) = set.lengths(i);
+                p + t
+            });
+            let slots = Arc::new(slots);
             for range in chunks(sizes, max_pairs, max_bases) {
                 let job = WfaJob {
                     attributes: self.attributes,
@@ -271,42 +315,6 @@ impl Batch {
                 };
                 built.push(dispatch(job, slots.clone()));
             }
-        }
-        // Lent pairs: each job copies its own pairs, all jobs at once.
-        for (members, gpu) in [(lent_device, devices), (lent_cpu, false)] {
-            if members.is_empty() {
-                continue;
-            }
-            let (max_pairs, max_bases) = job_size(members.len(), gpu);
-            let sizes = members
-                .iter()
-                .map(|&i| lent[i].pattern.len() + lent[i].text.len());
-            let ranges = chunks(sizes, max_pairs, max_bases);
-            let attributes = self.attributes;
-            crate::engine::cpu::install(|| {
-                use rayon::prelude::*;
-                built.par_extend(ranges.par_iter().map(|range| {
-                    let members = &members[range.clone()];
-                    let bytes = members
-                        .iter()
-                        .map(|&i| lent[i].pattern.len() + lent[i].text.len())
-                        .sum();
-                    let mut set = PairSet::with_capacity(members.len(), bytes);
-                    for &i in members {
-                        set.push(lent[i].pattern, lent[i].text);
-                    }
-                    let job = WfaJob {
-                        attributes,
-                        range: 0..set.len(),
-                        pairs: Arc::new(set),
-                        gpu,
-                    };
-                    dispatch(
-                        job,
-                        Arc::new(members.iter().map(|&i| lent[i].slot).collect()),
-                    )
-                }));
-            });
         }
         let mut queued: Vec<QueuedJob> = Vec::new();
         let mut cpu_jobs: Vec<CpuJob> = Vec::new();
@@ -332,7 +340,7 @@ impl Batch {
         summary.elapsed = started.elapsed();
         if pairs > 0 {
             crate::log_debug!(
-                "wfa batch: device jobs queued and CPU jobs built in {:.1} ms, all aligned and stored {:.1} ms later",
+                "wfa batch: jobs cut and device jobs queued in {:.1} ms, all aligned and stored {:.1} ms later",
                 prepared.as_secs_f64() * 1e3,
                 (summary.elapsed - prepared).as_secs_f64() * 1e3
             );
@@ -588,6 +596,56 @@ mod tests {
         }
     }
 
+    /// Lent pairs for the tests: owned here, which is all the batch needs.
+    #[derive(Default)]
+    struct TestLent(Vec<(usize, Vec<u8>, Vec<u8>)>);
+
+    impl PairSource for TestLent {
+        fn len(&self) -> usize {
+            self.0.len()
+        }
+        fn lengths(&self, index: usize) -> (usize, usize) {
+            (self.0[index].1.len(), self.0[index].2.len())
+        }
+        fn pattern(&self, index: usize) -> &[u8] {
+            &self.0[index].1
+        }
+        fn text(&self, index: usize) -> &[u8] {
+            &self.0[index].2
+        }
+    }
+
+    impl Lent for TestLent {
+        fn slot(&self, index: usize) -> usize {
+            self.0[index].0
+        }
+    }
+
+    /// Lent pairs through the emulated device (which hands some back to the
+    /// CPU) and the CPU pool, in reverse slot order: each result lands in
+    /// its own slot and equals a fresh aligner's.
+    #[test]
+    fn lent_pairs_on_the_device_and_the_pool_keep_their_slots() {
+        let _turn = job::emulated::take_turn();
+        let pairs = random_pairs(200, 9);
+        let attributes = AlignerAttributes::default();
+        let mut batch = Batch::new(attributes, true).unwrap();
+        let slots: Vec<usize> = pairs.iter().map(|_| batch.reserve()).collect();
+        let mut lent = TestLent::default();
+        for (i, (p, t)) in pairs.iter().enumerate().rev() {
+            lent.0.push((slots[i], p.clone(), t.clone()));
+        }
+        let summary = batch.run_with(Some(Arc::new(lent)));
+        assert_eq!((summary.pairs, summary.failed), (pairs.len(), 0));
+        assert!(summary.to_devices > 0, "{summary:?}");
+        for (i, (p, t)) in pairs.iter().enumerate() {
+            let mut reference = Aligner::new(&attributes).unwrap();
+            let outcome = reference.align(p, t);
+            let want = PairResult::from_aligner(&reference, outcome);
+            assert_eq!(batch.slot(i), Some(&Slot::Done(want)), "pair {i}");
+        }
+    }
+
     /// Copied and lent pairs, interleaved in one run and in two blocks in
     /// the next: results land in their own slots whether a job's slots are
     /// consecutive (stored on the pool) or not (one by one).
@@ -598,21 +656,17 @@ mod tests {
         let attributes = AlignerAttributes::default();
         let mut batch = Batch::new(attributes, false).unwrap();
         for (r, round) in pairs.chunks(60).enumerate() {
-            let mut lent = Vec::new();
+            let mut lent = TestLent::default();
             for (i, (p, t)) in round.iter().enumerate() {
                 // Interleaved, then in two blocks.
                 let copied = if r == 0 { i % 3 == 0 } else { i < 20 };
                 if copied {
                     batch.add(p, t);
                 } else {
-                    lent.push(Lent {
-                        slot: batch.reserve(),
-                        pattern: p,
-                        text: t,
-                    });
+                    lent.0.push((batch.reserve(), p.clone(), t.clone()));
                 }
             }
-            let summary = batch.run_with(&lent);
+            let summary = batch.run_with(Some(Arc::new(lent)));
             assert_eq!((summary.pairs, summary.failed), (round.len(), 0));
         }
         for (i, (p, t)) in pairs.iter().enumerate() {

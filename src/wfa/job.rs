@@ -2,7 +2,8 @@
 //! transparent `wavefront_align` path and the GPU runners.
 //!
 //! A [`PairSet`] holds many pairs in one buffer; a [`WfaJob`] is a range of
-//! it plus the aligner configuration. The CPU path of a job is the same
+//! one (or of another [`PairSource`], such as caller memory lent for one
+//! batch run) plus the aligner configuration. The CPU path of a job is the same
 //! [`Aligner`] that serves `wavefront_align`, so a result is the same
 //! whichever device produced it.
 
@@ -71,6 +72,37 @@ impl PairSet {
     }
 }
 
+/// Where a job reads its pairs: the batch's own copies ([`PairSet`]) or
+/// memory a caller lends for one run (no copy: the devices pack straight
+/// from it). Whoever lends memory keeps it valid until every job reading
+/// it is done (`Queued` handles wait for their jobs, even when dropped).
+pub trait PairSource: Send + Sync {
+    fn len(&self) -> usize;
+    fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+    /// Pattern and text lengths, without touching the bases.
+    fn lengths(&self, index: usize) -> (usize, usize);
+    fn pattern(&self, index: usize) -> &[u8];
+    fn text(&self, index: usize) -> &[u8];
+}
+
+impl PairSource for PairSet {
+    fn len(&self) -> usize {
+        self.spans.len()
+    }
+    fn lengths(&self, index: usize) -> (usize, usize) {
+        let s = &self.spans[index];
+        (s.pattern_len, s.text_len)
+    }
+    fn pattern(&self, index: usize) -> &[u8] {
+        PairSet::pattern(self, index)
+    }
+    fn text(&self, index: usize) -> &[u8] {
+        PairSet::text(self, index)
+    }
+}
+
 /// The result of one pair: what `wavefront_align` would have left behind.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct PairResult {
@@ -120,7 +152,7 @@ impl PairResult {
 /// A range of pairs of one set, all aligned with one configuration.
 pub struct WfaJob {
     pub attributes: AlignerAttributes,
-    pub pairs: Arc<PairSet>,
+    pub pairs: Arc<dyn PairSource>,
     pub range: Range<usize>,
     /// Whether the router allows a device to take this job.
     pub gpu: bool,
@@ -129,9 +161,12 @@ pub struct WfaJob {
 impl WfaJob {
     /// Bases in the job, the scheduler's rough measure of its cost.
     pub fn bases(&self) -> u64 {
-        self.pairs.spans[self.range.clone()]
-            .iter()
-            .map(|s| (s.pattern_len + s.text_len) as u64)
+        self.range
+            .clone()
+            .map(|i| {
+                let (p, t) = self.pairs.lengths(i);
+                (p + t) as u64
+            })
             .sum()
     }
 }
@@ -368,9 +403,10 @@ pub(crate) mod emulated {
                 .iter()
                 .map(|job| {
                     let first = job.range.start;
-                    let long = job.range.is_empty()
-                        || job.pairs.spans[first].pattern_len + job.pairs.spans[first].text_len
-                            >= RESCUE_FROM;
+                    let long = job.range.is_empty() || {
+                        let (p, t) = job.pairs.lengths(first);
+                        p + t >= RESCUE_FROM
+                    };
                     (!long).then(|| job.run_cpu())
                 })
                 .collect())

@@ -212,10 +212,8 @@ impl WfaRunner {
                 job.range
                     .clone()
                     .map(|pair| {
-                        let span = &job.pairs.spans[pair];
-                        params.is_some_and(|params| {
-                            params.takes_lengths(span.pattern_len, span.text_len)
-                        })
+                        let (plen, tlen) = job.pairs.lengths(pair);
+                        params.is_some_and(|params| params.takes_lengths(plen, tlen))
                     })
                     .collect()
             })
@@ -240,8 +238,8 @@ impl WfaRunner {
                 let job = &jobs[j];
                 for (slot, pair) in job.range.clone().enumerate() {
                     if takes[j][slot] {
-                        let span = &job.pairs.spans[pair];
-                        taken.push((j, slot, span.pattern_len + span.text_len));
+                        let (plen, tlen) = job.pairs.lengths(pair);
+                        taken.push((j, slot, plen + tlen));
                     }
                 }
             }
@@ -397,8 +395,7 @@ impl WfaRunner {
         for &(job, slot) in chunk {
             let j = &jobs[job];
             let pair = j.range.start + slot;
-            let span = &j.pairs.spans[pair];
-            let (plen, tlen) = (span.pattern_len, span.text_len);
+            let (plen, tlen) = j.pairs.lengths(pair);
             let pattern = at;
             let text = pattern + align16(4 * plan::packed_words(plen));
             at = text + align16(4 * plan::packed_words(tlen));
