@@ -10,7 +10,6 @@ pub(super) mod wavefront;
 
 pub use self::extend::MatchFn;
 use self::extend::PaddedSeqs;
-pub(crate) use self::extend::common_prefix;
 use self::wavefront::{Component, Components, OFFSET_NULL};
 use super::heuristic::{self, CutoffInput, Heuristic};
 use super::penalties::{DistanceMetric, WfPenalties};

@@ -103,7 +103,7 @@ impl SeqView<'_> {
 }
 
 /// How many leading bytes `a` and `b` share, compared eight at a time.
-pub(crate) fn common_prefix(a: &[u8], b: &[u8]) -> usize {
+fn common_prefix(a: &[u8], b: &[u8]) -> usize {
     let n = a.len().min(b.len());
     let (a, b) = (&a[..n], &b[..n]);
     let mut i = 0;

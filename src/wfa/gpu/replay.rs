@@ -18,15 +18,54 @@ enum Mat {
     D,
 }
 
+/// A pair as the kernel read it: 2-bit codes, packed as `plan::pack_le`
+/// writes them (the staging copy the host still holds after a launch).
+/// Replaying from it reads a quarter of the bytes of the sequences and
+/// compares 28 bases at a time.
+#[derive(Clone, Copy)]
+pub struct PackedPair<'a> {
+    pub pattern: &'a [u8],
+    pub pattern_len: i32,
+    pub text: &'a [u8],
+    pub text_len: i32,
+}
+
+/// Bases compared per step: what a 64-bit load at any base position holds.
+const STEP: i32 = 28;
+
+/// The 2-bit codes from base `pos` on, first base in the low bits (`STEP`
+/// bases or more are valid; bytes past the buffer read as zero).
+#[inline]
+fn codes_at(packed: &[u8], pos: i32) -> u64 {
+    let at = (pos / 4) as usize;
+    let word = match packed.get(at..at + 8) {
+        Some(bytes) => u64::from_le_bytes(bytes.try_into().expect("8 bytes")),
+        None => {
+            let mut bytes = [0u8; 8];
+            let have = packed.len().saturating_sub(at).min(8);
+            bytes[..have].copy_from_slice(&packed[at..at + have]);
+            u64::from_le_bytes(bytes)
+        }
+    };
+    word >> (2 * (pos % 4))
+}
+
 /// Length of the common run of `pattern[v..]` and `text[h..]`.
-fn run_length(pattern: &[u8], text: &[u8], v: i32, h: i32) -> i32 {
+fn run_length(pair: &PackedPair<'_>, v: i32, h: i32) -> i32 {
     if v < 0 || h < 0 {
         return 0;
     }
-    match (pattern.get(v as usize..), text.get(h as usize..)) {
-        (Some(a), Some(b)) => crate::wfa::cpu::common_prefix(a, b) as i32,
-        _ => 0,
+    let limit = (pair.pattern_len - v).min(pair.text_len - h);
+    let mut n = 0;
+    while n < limit {
+        let differ = (codes_at(pair.pattern, v + n) ^ codes_at(pair.text, h + n))
+            & ((1u64 << (2 * STEP)) - 1);
+        if differ != 0 {
+            return (n + differ.trailing_zeros() as i32 / 2).min(limit);
+        }
+        n += STEP;
     }
+    limit.max(0)
 }
 
 /// One state of the path: the matrix, diagonal and score it is in, and (for
@@ -60,8 +99,7 @@ thread_local! {
 /// goes to the CPU path).
 pub fn operations(
     p: &Params,
-    pattern: &[u8],
-    text: &[u8],
+    pair: &PackedPair<'_>,
     end_score: i32,
     end_k: i32,
     end_offset: i32,
@@ -71,14 +109,7 @@ pub fn operations(
         let scratch = &mut *scratch.borrow_mut();
         scratch.states.clear();
         scratch.ops.clear();
-        replay(
-            p,
-            pattern,
-            text,
-            (end_score, end_k, end_offset),
-            path,
-            scratch,
-        )?;
+        replay(p, pair, (end_score, end_k, end_offset), path, scratch)?;
         // Built end first: the exact-size result, in order.
         Some(scratch.ops.iter().rev().copied().collect())
     })
@@ -87,13 +118,12 @@ pub fn operations(
 /// Fills `scratch.ops` with the operations, last first.
 fn replay(
     p: &Params,
-    pattern: &[u8],
-    text: &[u8],
+    pair: &PackedPair<'_>,
     (end_score, end_k, end_offset): (i32, i32, i32),
     path: &[u8],
     scratch: &mut Scratch,
 ) -> Option<()> {
-    let (plen, tlen) = (pattern.len() as i32, text.len() as i32);
+    let (plen, tlen) = (pair.pattern_len, pair.text_len);
     let n = path.len();
     let linear = p.metric != super::plan::METRIC_AFFINE;
     let (dx, dopen, dext) = if p.metric == METRIC_EDIT || p.metric == METRIC_INDEL {
@@ -136,7 +166,7 @@ fn replay(
         k,
         score: s,
         pre: pre0,
-        out: pre0 + run_length(pattern, text, pre0 - k, pre0),
+        out: pre0 + run_length(pair, pre0 - k, pre0),
     });
     for i in (0..n).rev() {
         let value = match path[i] {
@@ -146,7 +176,7 @@ fn replay(
         let st = &mut states[i];
         st.pre = value;
         st.out = if st.mat == Mat::M {
-            value + run_length(pattern, text, value - st.k, value)
+            value + run_length(pair, value - st.k, value)
         } else {
             value
         };
@@ -217,4 +247,70 @@ fn replay(
         push_n(ops, b'I', h);
     }
     Some(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::wfa::gpu::plan;
+
+    /// The packed run length equals a byte-by-byte count at every pair of
+    /// positions, whatever bytes follow each packed sequence (the staging
+    /// buffer holds the next sequence or old padding there).
+    #[test]
+    fn packed_runs_equal_byte_runs() {
+        let mut state = 0x9e37_79b9_7f4a_7c15u64;
+        let mut next = move || {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            state
+        };
+        for round in 0..200 {
+            let plen = (next() % 90) as usize;
+            let pattern: Vec<u8> = (0..plen).map(|_| b"ACGT"[(next() % 4) as usize]).collect();
+            // Mostly the pattern, so that long runs occur.
+            let mut text: Vec<u8> = pattern
+                .iter()
+                .map(|&b| {
+                    if next() % 20 == 0 {
+                        b"ACGT"[(next() % 4) as usize]
+                    } else {
+                        b
+                    }
+                })
+                .collect();
+            text.truncate((next() % 90) as usize);
+            let packed = |seq: &[u8], garbage: usize, fill: u8| {
+                let mut out = vec![fill; 4 * plan::packed_words(seq.len()) + garbage];
+                plan::pack_le(seq, &mut out);
+                out
+            };
+            let fill = (next() & 0xff) as u8;
+            let (pp, tp) = (
+                packed(&pattern, round % 13, fill),
+                packed(&text, round % 7, !fill),
+            );
+            let pair = PackedPair {
+                pattern: &pp,
+                pattern_len: pattern.len() as i32,
+                text: &tp,
+                text_len: text.len() as i32,
+            };
+            for v in -1..=pattern.len() as i32 {
+                for h in -1..=text.len() as i32 {
+                    let want = if v < 0 || h < 0 {
+                        0
+                    } else {
+                        pattern[v as usize..]
+                            .iter()
+                            .zip(&text[h as usize..])
+                            .take_while(|(a, b)| a == b)
+                            .count() as i32
+                    };
+                    assert_eq!(run_length(&pair, v, h), want, "round {round}, v {v}, h {h}");
+                }
+            }
+        }
+    }
 }

@@ -537,7 +537,7 @@ impl WfaRunner {
             use rayon::prelude::*;
             placed
                 .par_iter()
-                .map(|p| decode(staging, p, &params, pen, jobs))
+                .map(|p| decode(staging, p, &params, pen))
                 .collect()
         });
         crate::log_debug!(
@@ -609,13 +609,7 @@ enum Decoded {
 }
 
 /// One pair's result slot.
-fn decode(
-    staging: &[u8],
-    p: &Placed,
-    params: &Params,
-    pen: &WfPenalties,
-    jobs: &[WfaJob],
-) -> Decoded {
+fn decode(staging: &[u8], p: &Placed, params: &Params, pen: &WfPenalties) -> Decoded {
     if !p.packable {
         return Decoded::NotPackable;
     }
@@ -636,16 +630,14 @@ fn decode(
             .unwrap_or(0)
             .min(p.path_cap);
         let path = &staging[r + RESULT_HEADER..r + RESULT_HEADER + n];
-        let j = &jobs[p.job];
-        let ops = replay::operations(
-            params,
-            j.pairs.pattern(p.pair),
-            j.pairs.text(p.pair),
-            score,
-            k,
-            offset,
-            path,
-        );
+        // The packed copy the kernel read, still in the staging buffer.
+        let pair = replay::PackedPair {
+            pattern: &staging[p.pattern..p.text],
+            pattern_len: plen,
+            text: &staging[p.text..p.text + 4 * plan::packed_words(p.tlen)],
+            text_len: tlen,
+        };
+        let ops = replay::operations(params, &pair, score, k, offset, path);
         match ops {
             Some(ops) => ops,
             None => {

@@ -81,8 +81,19 @@ fn model_result(attributes: &AlignerAttributes, pattern: &[u8], text: &[u8]) -> 
         } => {
             let pen = WfPenalties::from_client(&attributes.penalties).unwrap();
             let operations = if p.full != 0 {
-                replay::operations(&p, pattern, text, score, k, offset, &path)
-                    .expect("the walk replays")
+                let packed = |seq: &[u8]| {
+                    let mut out = vec![0u8; 4 * plan::packed_words(seq.len())];
+                    plan::pack_le(seq, &mut out);
+                    out
+                };
+                let (pp, tp) = (packed(pattern), packed(text));
+                let pair = replay::PackedPair {
+                    pattern: &pp,
+                    pattern_len: plen,
+                    text: &tp,
+                    text_len: tlen,
+                };
+                replay::operations(&p, &pair, score, k, offset, &path).expect("the walk replays")
             } else {
                 Vec::new()
             };
