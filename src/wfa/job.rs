@@ -52,24 +52,6 @@ impl PairSet {
         });
         self.spans.len() - 1
     }
-
-    pub fn len(&self) -> usize {
-        self.spans.len()
-    }
-
-    pub fn is_empty(&self) -> bool {
-        self.spans.is_empty()
-    }
-
-    pub fn pattern(&self, index: usize) -> &[u8] {
-        let s = &self.spans[index];
-        &self.bytes[s.pattern_offset..s.pattern_offset + s.pattern_len]
-    }
-
-    pub fn text(&self, index: usize) -> &[u8] {
-        let s = &self.spans[index];
-        &self.bytes[s.text_offset..s.text_offset + s.text_len]
-    }
 }
 
 /// Where a job reads its pairs: the batch's own copies ([`PairSet`]) or
@@ -96,10 +78,12 @@ impl PairSource for PairSet {
         (s.pattern_len, s.text_len)
     }
     fn pattern(&self, index: usize) -> &[u8] {
-        PairSet::pattern(self, index)
+        let s = &self.spans[index];
+        &self.bytes[s.pattern_offset..s.pattern_offset + s.pattern_len]
     }
     fn text(&self, index: usize) -> &[u8] {
-        PairSet::text(self, index)
+        let s = &self.spans[index];
+        &self.bytes[s.text_offset..s.text_offset + s.text_len]
     }
 }
 
