@@ -192,8 +192,8 @@ pub fn pack_into(seq: &[u8], out: &mut Vec<u32>) {
 /// plus one zero word so that a 16-base read at any position stays inside
 /// the buffer: `out` must hold `4 * packed_words(seq.len())` bytes, all of
 /// which it writes. Returns whether `seq` is all upper-case `A`, `C`, `G`,
-/// `T`, found on the way: the host reads each pair's bytes once, here, so
-/// the check costs no second pass over them.
+/// `T`: the host checks each pair's bytes here, while they are in cache,
+/// and nowhere else.
 pub fn pack_le(seq: &[u8], out: &mut [u8]) -> bool {
     let words = packed_words(seq.len());
     let out = &mut out[..4 * words];
