@@ -54,11 +54,22 @@ struct WfaParams {
 struct WfaPair {
     u64 pattern;  // byte offset of u32 words, 16 bases each, plus one spare
     u64 text;
-    u64 result;   // byte offset of i32[8] (status, score, k, offset, n_path) + u8 path[path_cap];
+    u64 result;   // byte offset of i32[8]: status, score, k, offset, n_path, path_at;
                   // status 1 done, 0 given up, 2 out of worker memory
     i32 plen, tlen;
     i32 max_score;  // give up at this score (upstream's wavefront table size)
-    i32 path_cap;
+    i32 path_cap;   // most path tags the pair may take in the path area
+};
+
+// Full alignment: the path tags of all pairs share one area, each pair
+// taking room for its longest possible walk from a bump counter. The host
+// then copies back the headers and the used part of the area alone: with a
+// slot of path_cap bytes per pair, a 1 kbp launch copied 34 MB for paths
+// that hold a few dozen tags each.
+struct WfaPaths {
+    unsigned char* area;
+    u32* used;
+    u64 bytes;
 };
 
 struct WfaShared {
@@ -247,7 +258,7 @@ __device__ __forceinline__ WfaSource wfa_source(const WfaRing& r, int c, int s, 
 // ends when it changes.
 __device__ void wfa_align_pair(const WfaParams& p, unsigned char* base, const WfaPair& d,
                                WfaRing& r, int4* __restrict__ table, u32* __restrict__ codes,
-                               int max_scores, long long code_budget) {
+                               int max_scores, long long code_budget, const WfaPaths& paths) {
     WfaShared* sh = r.sh;
     const int tid = threadIdx.x, nt = blockDim.x;
     const int nt_log2 = __ffs(nt) - 1;  // blocks are a power of two
@@ -631,11 +642,21 @@ __device__ void wfa_align_pair(const WfaParams& p, unsigned char* base, const Wf
     const int offset = r.at0(WFA_M, cur)[end_k];
     int n_path = 0;
     bool ok = true;
+    int path_at = 0;
     if (full) {
-        u8* path = (u8*)(result + 8);
         const int sx = unit ? 1 : p.mismatch;
         const int so = unit ? 1 : p.open;
         const int se = unit ? 1 : p.extension;
+        // Each tag takes at least the least penalty off the score.
+        const int least = min(sx, min(so, se));
+        const int room = least > 0 ? min(score / least + 1, d.path_cap) : d.path_cap;
+        const u32 at = atomicAdd(paths.used, (u32)room);
+        if ((u64)at + (u64)room > paths.bytes) {
+            result[0] = 0;  // no room (the host sizes the area so that it never happens)
+            return;
+        }
+        path_at = (int)at;
+        u8* path = paths.area + at;
         int mat = WFA_M, s = score, k = end_k;
         while (s > 0) {
             const int4 t = table[s];
@@ -655,7 +676,7 @@ __device__ void wfa_align_pair(const WfaParams& p, unsigned char* base, const Wf
             } else {
                 tag = (code & 8u) ? WFA_TAG_D_EXT : WFA_TAG_D_OPEN;
             }
-            if (n_path >= d.path_cap) { ok = false; break; }
+            if (n_path >= room) { ok = false; break; }
             path[n_path++] = (u8)tag;
             switch (tag) {
                 case WFA_TAG_X: s -= sx; mat = WFA_M; break;
@@ -671,12 +692,15 @@ __device__ void wfa_align_pair(const WfaParams& p, unsigned char* base, const Wf
     result[2] = end_k;
     result[3] = offset;
     result[4] = n_path;
+    result[5] = path_at;
     result[0] = ok ? 1 : 0;
 }
 
-// base: the arena. params: WfaParams. counter: u32, zero at launch. pairs:
-// WfaPair[n_pairs]. workers: worker_stride bytes per block: the ring (unless
-// it lives in dynamic shared memory), then int4[max_scores], then codes.
+// base: the arena. params: WfaParams. counter: u32[2], zero at launch: the
+// next pair, the path area's bytes taken. pairs: WfaPair[n_pairs].
+// path_area: path_bytes for the path tags. workers: worker_stride bytes per
+// block: the ring (unless it lives in dynamic shared memory), then
+// int4[max_scores], then codes.
 // Dynamic shared memory: the ring's spans, then the ring if it is there.
 // At most 256 threads a block; four such blocks per SM cap the registers at
 // 64 a thread: unbounded, the kernel took 107, which left the SMs a quarter
@@ -686,7 +710,7 @@ extern "C" __global__ void __launch_bounds__(256, 4)
 seqshim_wfa_align(unsigned char* base, const WfaParams* __restrict__ params, u32* counter,
                   const WfaPair* __restrict__ pairs, u32 n_pairs, unsigned char* workers,
                   u64 worker_stride, u64 ring_bytes, int ring_in_shared, int max_scores,
-                  u64 code_budget) {
+                  u64 code_budget, unsigned char* path_area, u64 path_bytes) {
     extern __shared__ i32 wfa_dynamic[];
     __shared__ WfaShared sh;
     const WfaParams p = *params;
@@ -698,6 +722,10 @@ seqshim_wfa_align(unsigned char* base, const WfaParams* __restrict__ params, u32
     r.sh = &sh;
     int4* table = (int4*)(mine + (ring_in_shared ? 0 : ring_bytes));
     u32* codes = (u32*)(table + max_scores);
+    WfaPaths paths;
+    paths.area = path_area;
+    paths.used = counter + 1;
+    paths.bytes = path_bytes;
     for (;;) {
         if (threadIdx.x == 0) sh.pair = (int)atomicAdd(counter, 1u);
         __syncthreads();
@@ -705,7 +733,7 @@ seqshim_wfa_align(unsigned char* base, const WfaParams* __restrict__ params, u32
         __syncthreads();
         if (pi >= (int)n_pairs) return;
         const WfaPair d = pairs[pi];
-        wfa_align_pair(p, base, d, r, table, codes, max_scores, (long long)code_budget);
+        wfa_align_pair(p, base, d, r, table, codes, max_scores, (long long)code_budget, paths);
         __syncthreads();
     }
 }

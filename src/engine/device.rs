@@ -375,6 +375,9 @@ impl Gpu {
             capacity: 0,
             host_capacity: 0,
             pending: false,
+            in_flight: Vec::new(),
+            fences: std::collections::VecDeque::new(),
+            next_fence: 0,
         }
     }
 }
@@ -652,7 +655,18 @@ pub struct Arena {
     host_capacity: usize,
     /// Work queued on the stream that may still touch either buffer.
     pending: bool,
+    /// Host ranges that queued copies may still read or write, each with
+    /// the fence recorded after it (`None`: none yet).
+    in_flight: Vec<(std::ops::Range<usize>, Option<u64>)>,
+    /// Fences recorded and not yet waited for, oldest first.
+    fences: std::collections::VecDeque<(u64, cudarc::driver::CudaEvent)>,
+    next_fence: u64,
 }
+
+/// A point in an arena's stream: everything queued before it. See
+/// [`Arena::fence`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Fence(u64);
 
 /// One kernel parameter.
 #[derive(Clone, Copy, Debug)]
@@ -750,6 +764,88 @@ impl Arena {
         }
     }
 
+    /// Part of the pinned host buffer, waiting only for the queued copies
+    /// that touch `range` (all queued work if one of them has no fence
+    /// after it): a launch's inputs can be packed while the previous
+    /// launch's kernel and copies, on other bytes, still run.
+    pub fn staging_part(
+        &mut self,
+        range: std::ops::Range<usize>,
+    ) -> Result<&mut [u8], DeviceError> {
+        self.check_range(&range)?;
+        let overlaps = |r: &std::ops::Range<usize>| r.start < range.end && range.start < r.end;
+        let mut latest = None;
+        for (r, fence) in &self.in_flight {
+            if overlaps(r) {
+                match fence {
+                    None => {
+                        latest = None;
+                        self.synchronize()?;
+                        break;
+                    }
+                    Some(f) => latest = latest.max(Some(*f)),
+                }
+            }
+        }
+        if let Some(f) = latest {
+            self.wait(Fence(f))?;
+        }
+        let staging = self
+            .staging
+            .as_ref()
+            .ok_or_else(|| DeviceError("arena used before reserve()".into()))?;
+        let all = staging.as_slice().map_err(|e| err("pinned buffer", e))?;
+        let start = all.as_ptr().cast_mut();
+        // SAFETY: `range` lies inside the pinned buffer (`check_range`), no
+        // queued copy reads or writes any of its bytes any more (waited for
+        // above; copies queued later need `&mut self`, which the returned
+        // borrow holds), and bytes of pinned memory are plain `u8`s.
+        Ok(unsafe { std::slice::from_raw_parts_mut(start.add(range.start), range.len()) })
+    }
+
+    /// Records a fence after everything queued so far; [`Arena::wait`] on
+    /// it waits for that work alone, not for what is queued later.
+    pub fn fence(&mut self) -> Result<Fence, DeviceError> {
+        let id = self.next_fence;
+        let stream = self.stream.clone();
+        let event = shielded("event record", || {
+            stream
+                .record_event(None)
+                .map_err(|e| err("event record failed", e))
+        })?;
+        self.next_fence += 1;
+        for (_, fence) in self.in_flight.iter_mut().filter(|(_, f)| f.is_none()) {
+            *fence = Some(id);
+        }
+        self.fences.push_back((id, event));
+        Ok(Fence(id))
+    }
+
+    /// Waits for the work queued before `fence` (copies back into the
+    /// staging buffer included).
+    pub fn wait(&mut self, fence: Fence) -> Result<(), DeviceError> {
+        while let Some((id, _)) = self.fences.front() {
+            if *id > fence.0 {
+                break;
+            }
+            let Some((id, event)) = self.fences.pop_front() else {
+                break;
+            };
+            let outcome = shielded("event synchronize", || {
+                event
+                    .synchronize()
+                    .map_err(|e| err("kernel or copy failed", e))
+            });
+            if let Err(e) = outcome {
+                // The stream's work cannot be trusted past a failure.
+                let _ = self.synchronize();
+                return Err(e);
+            }
+            self.in_flight.retain(|(_, f)| f.is_none_or(|f| f > id));
+        }
+        Ok(())
+    }
+
     fn check_range(&self, range: &std::ops::Range<usize>) -> Result<(), DeviceError> {
         if range.start > range.end || range.end > self.host_capacity || self.staging.is_none() {
             return Err(DeviceError(format!(
@@ -792,6 +888,7 @@ impl Arena {
             .map_err(|e| err("host-to-device copy failed", e))
         })?;
         self.pending = true;
+        self.in_flight.push((range, None));
         Ok(())
     }
 
@@ -811,6 +908,7 @@ impl Arena {
             .map_err(|e| err("device-to-host copy failed", e))
         })?;
         self.pending = true;
+        self.in_flight.push((range, None));
         Ok(())
     }
 
@@ -902,6 +1000,8 @@ impl Arena {
         });
         // Even on failure nothing further will run for this work.
         self.pending = false;
+        self.in_flight.clear();
+        self.fences.clear();
         outcome
     }
 }

@@ -18,7 +18,19 @@ pub fn emit(level: LogLevel, args: std::fmt::Arguments<'_>) {
             LogLevel::Warn => "warning: ",
             _ => "",
         };
-        let _ = writeln!(std::io::stderr().lock(), "[seqshim] {tag}{args}");
+        if level == LogLevel::Debug {
+            // Debug lines carry the time since the first one, so that the
+            // work of concurrent streams can be laid out on one timeline.
+            static FIRST: std::sync::OnceLock<std::time::Instant> = std::sync::OnceLock::new();
+            let at = FIRST.get_or_init(std::time::Instant::now).elapsed();
+            let _ = writeln!(
+                std::io::stderr().lock(),
+                "[seqshim] {:.1} ms: {args}",
+                at.as_secs_f64() * 1e3
+            );
+        } else {
+            let _ = writeln!(std::io::stderr().lock(), "[seqshim] {tag}{args}");
+        }
     }
 }
 

@@ -292,12 +292,20 @@ impl Batch {
                 }
             }
         }
-        // Device jobs are queued as they are cut, so that the GPUs start on
-        // the first ones at once. Then the CPU jobs run on the pool while
-        // the GPUs work, and last the device results are stored, in queue
-        // order, each as soon as it is back. A device job no executor was
-        // left to take becomes a CPU job. (A `Queued` handle that is
+        // Device jobs are queued as they are cut, a full batch for each
+        // executor at a time, so that the GPUs start on the first ones at
+        // once and with full launches. Then the CPU jobs run on the pool
+        // while the GPUs work, and last the device results are stored, in
+        // queue order, each as soon as it is back. A device job no executor
+        // was left to take becomes a CPU job. (A `Queued` handle that is
         // dropped unwaited, by a panic here, still waits for its job.)
+        let group_bases = if devices {
+            let executors = job::scheduler().devices().len().max(1) as u64;
+            job::device_batch_bases().saturating_mul(executors)
+        } else {
+            0
+        };
+        let mut group = Group::default();
         let mut built: Vec<Built> = Vec::new();
         for (set, slots, gpu) in routes {
             let (max_pairs, max_bases) = job_size(set.len(), gpu);
@@ -313,9 +321,18 @@ impl Batch {
                     range,
                     gpu,
                 };
-                built.push(dispatch(job, slots.clone()));
+                if !gpu {
+                    built.push(Built::ForCpu((job, slots.clone())));
+                    continue;
+                }
+                group.bases += job.bases();
+                group.jobs.push((job, slots.clone()));
+                if group.bases >= group_bases {
+                    built.extend(std::mem::take(&mut group).dispatch());
+                }
             }
         }
+        built.extend(group.dispatch());
         let mut queued: Vec<QueuedJob> = Vec::new();
         let mut cpu_jobs: Vec<CpuJob> = Vec::new();
         for job in built {
@@ -429,16 +446,32 @@ impl Batch {
 
 /// Queues a device job, or keeps a job for the CPU pool: one that is not
 /// for a device, or that no executor was left to take.
-fn dispatch(job: WfaJob, slots: Arc<Vec<usize>>) -> Built {
-    let range = job.range.clone();
-    let handed = if job.gpu {
-        job::scheduler().queue(job)
-    } else {
-        Err(job)
-    };
-    match handed {
-        Ok(handed) => Built::Queued((handed, range, slots)),
-        Err(job) => Built::ForCpu((job, slots)),
+/// Device jobs cut but not yet queued.
+#[derive(Default)]
+struct Group {
+    jobs: Vec<(WfaJob, Arc<Vec<usize>>)>,
+    bases: u64,
+}
+
+impl Group {
+    /// Queues the jobs together; one no executor was left to take comes
+    /// back as a CPU job.
+    fn dispatch(self) -> Vec<Built> {
+        if self.jobs.is_empty() {
+            return Vec::new();
+        }
+        let (jobs, slots): (Vec<WfaJob>, Vec<Arc<Vec<usize>>>) = self.jobs.into_iter().unzip();
+        let ranges: Vec<Range<usize>> = jobs.iter().map(|j| j.range.clone()).collect();
+        job::scheduler()
+            .queue_many(jobs)
+            .into_iter()
+            .zip(ranges)
+            .zip(slots)
+            .map(|((handed, range), slots)| match handed {
+                Ok(handed) => Built::Queued((handed, range, slots)),
+                Err(job) => Built::ForCpu((job, slots)),
+            })
+            .collect()
     }
 }
 

@@ -513,6 +513,14 @@ fn walk(
     } else {
         (p.mismatch, p.open, p.extension)
     };
+    // The room the kernel takes for the path in its path area: each tag
+    // takes at least the least penalty off the score.
+    let least = sx.min(so).min(se);
+    let room = if least > 0 {
+        ((end_score / least + 1) as usize).min(b.path_cap)
+    } else {
+        b.path_cap
+    };
     while s > 0 {
         let (lo, hi, base) = table[s as usize];
         if k < lo || k > hi {
@@ -544,7 +552,7 @@ fn walk(
                 }
             }
         };
-        if path.len() >= b.path_cap {
+        if path.len() >= room {
             return Outcome::Rescue;
         }
         path.push(tag);

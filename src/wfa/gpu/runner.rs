@@ -26,11 +26,14 @@ pub const SOURCE: KernelSource = KernelSource {
 
 /// Bytes of `WfaPair` in kernels/wfa.cu.
 const DESC_BYTES: usize = 40;
-/// Bytes of a result slot before its path tags.
+/// Bytes of a result slot (`i32[8]`; its path tags are in the path area).
 const RESULT_HEADER: usize = 32;
-/// Where the descriptors start (parameters and counter come first).
+/// Where the descriptors start (parameters and counters come first).
 const DESCS_AT: usize = 128;
+/// The kernel's two counters (`u32`): the next pair, the path area's bytes
+/// taken.
 const COUNTER_AT: usize = PARAMS_BYTES;
+const PATH_USED_AT: usize = COUNTER_AT + 4;
 /// Largest arena. Only its I/O part (at most a quarter: descriptors,
 /// packed pairs, results) is mirrored in pinned host memory, up to
 /// `MAX_HOST`; the workers' wavefront memory stays on the device.
@@ -112,6 +115,9 @@ pub struct WfaRunner {
     kernel: Kernel,
     arena: Arena,
     lane: usize,
+    /// Path area bytes per pair the last launch used, with room to spare:
+    /// that much is copied back with the results, the rest on demand.
+    path_bytes_per_pair: usize,
 }
 
 /// One pair of a launch: which job and pair, and where its bytes go.
@@ -122,7 +128,9 @@ struct Placed {
     tlen: usize,
     pattern: usize,
     text: usize,
+    /// Its result slot.
     result: usize,
+    /// Most path tags it may take in the path area.
     path_cap: usize,
     max_score: i32,
     /// All upper-case ACGT (found while packing): the kernel's result for
@@ -188,6 +196,7 @@ impl WfaRunner {
             kernel,
             arena,
             lane,
+            path_bytes_per_pair: 64,
         })
     }
 
@@ -373,9 +382,16 @@ impl WfaRunner {
         Ok(())
     }
 
-    /// Packs, launches and unpacks one chunk of pairs of one configuration
-    /// with at most `max_workers` workers. Returns the pairs that ran out of
-    /// worker memory and the number of workers used.
+    /// Aligns one chunk of pairs of one configuration with at most
+    /// `max_workers` workers. Returns the pairs that ran out of worker
+    /// memory and the number of workers used.
+    ///
+    /// A chunk that fills the GPU at least twice over goes in two parts,
+    /// pipelined on this runner's stream: the second part is packed while
+    /// the first one's kernel runs, and the first is decoded while the
+    /// second's runs. In one piece, a launch kept the GPU idle while it
+    /// packed and decoded, and the two runners of a GPU fell into step (both
+    /// packing, then both on the GPU, then both decoding).
     fn launch(
         &mut self,
         params: Params,
@@ -387,42 +403,17 @@ impl WfaRunner {
     ) -> Result<(Vec<(usize, usize)>, usize), DeviceError> {
         let began = std::time::Instant::now();
         let full = params.full != 0;
-        // Layout of the I/O part.
-        let mut placed = Vec::with_capacity(chunk.len());
-        let mut at = align16(DESCS_AT + DESC_BYTES * chunk.len());
-        let mut max_bases = 0;
-        let mut max_score = 1;
-        for &(job, slot) in chunk {
-            let j = &jobs[job];
-            let pair = j.range.start + slot;
-            let (plen, tlen) = j.pairs.lengths(pair);
-            let pattern = at;
-            let text = pattern + align16(4 * plan::packed_words(plen));
-            at = text + align16(4 * plan::packed_words(tlen));
-            max_bases = max_bases.max(plen + tlen);
-            let bound = Params::score_bound(pen, plen, tlen);
-            max_score = max_score.max(bound);
-            placed.push(Placed {
-                job,
-                pair,
-                plen,
-                tlen,
-                pattern,
-                text,
-                result: 0,
-                path_cap: if full { plen + tlen + 16 } else { 0 },
-                max_score: bound,
-                packable: true,
-            });
-        }
-        let inputs_end = at;
-        for p in &mut placed {
-            p.result = at;
-            at += align16(RESULT_HEADER + p.path_cap);
-        }
-        let results_end = align16(at).next_multiple_of(256);
-        // Workers and their slices: as many as the GPU keeps resident (more
-        // would only wait for a free multiprocessor, with less memory each).
+        let max_bases = chunk
+            .iter()
+            .map(|&(job, slot)| {
+                let j = &jobs[job];
+                let (plen, tlen) = j.pairs.lengths(j.range.start + slot);
+                plen + tlen
+            })
+            .max()
+            .unwrap_or(0);
+        // Workers: as many as the GPU keeps resident (more would only wait
+        // for a free multiprocessor, with less memory each).
         let block = Self::block_size(max_bases);
         let width = max_bases + 4;
         let ring_bytes = align16(params.scope as usize * 3 * width * 4);
@@ -436,7 +427,22 @@ impl WfaRunner {
             Some(per_multiprocessor) => per_multiprocessor * info.multiprocessors,
             None => info.resident_threads / block as usize,
         };
-        let workers = chunk.len().min(resident).min(max_workers).max(1);
+        let halves = chunk.len() >= 2 * resident && max_workers == usize::MAX;
+        let split = if halves { chunk.len() / 2 } else { chunk.len() };
+        let (first, second) = chunk.split_at(split);
+        let mut parts = Vec::with_capacity(2);
+        let mut io_at = 0;
+        for pairs in [first, second] {
+            if !pairs.is_empty() {
+                let part = Part::lay_out(jobs, pairs, io_at, full, pen);
+                io_at = part.end;
+                parts.push(part);
+            }
+        }
+        let results_end = io_at;
+        let max_score = parts.iter().map(|p| p.max_score).max().unwrap_or(1);
+        let largest = parts.iter().map(|p| p.placed.len()).max().unwrap_or(1);
+        let workers = largest.min(resident).min(max_workers).max(1);
         let capacity = self.arena.capacity();
         if results_end >= capacity || results_end > self.arena.host_capacity() {
             return Err(DeviceError("WFA chunk exceeds the arena".into()));
@@ -461,26 +467,75 @@ impl WfaRunner {
                 ring_global + 16 * max_scores
             )));
         }
-        // Pack straight into the staging buffer, one disjoint slice per pair
-        // (descriptor, then its packed pattern and text), on the host pool.
+        let shape = Shape {
+            workers,
+            block,
+            shared_bytes,
+            workers_at: results_end,
+            stride,
+            ring_bytes,
+            ring_in_shared,
+            max_scores,
+            code_budget,
+        };
+        let laid_out = began.elapsed();
+        let mut short = Vec::new();
+        let mut previous: Option<(Part, Submitted)> = None;
+        for mut part in parts {
+            let submitted = self.submit(&params, jobs, &mut part, &shape)?;
+            if let Some((part, submitted)) = previous.take() {
+                short.extend(self.finish(&params, pen, jobs, &part, submitted, results)?);
+            }
+            previous = Some((part, submitted));
+        }
+        if let Some((part, submitted)) = previous {
+            short.extend(self.finish(&params, pen, jobs, &part, submitted, results)?);
+        }
+        crate::log_debug!(
+            "wfa launch: {} pairs in {}, {workers} workers of {block} threads: layout {:.1} ms, all {:.1} ms",
+            chunk.len(),
+            if halves { "two parts" } else { "one part" },
+            laid_out.as_secs_f64() * 1e3,
+            began.elapsed().as_secs_f64() * 1e3,
+        );
+        Ok((short, workers))
+    }
+
+    /// Packs a part into its staging range (waiting only for copies still
+    /// using that range), then queues its upload, kernel and copies back.
+    fn submit(
+        &mut self,
+        params: &Params,
+        jobs: &[WfaJob],
+        part: &mut Part,
+        shape: &Shape,
+    ) -> Result<Submitted, DeviceError> {
         let started = std::time::Instant::now();
-        let staging = &mut self.arena.staging()?[..inputs_end];
-        staging[..PARAMS_BYTES].copy_from_slice(&params.to_le_bytes());
-        staging[COUNTER_AT..COUNTER_AT + 4].copy_from_slice(&0u32.to_le_bytes());
-        let descs_end = DESCS_AT + DESC_BYTES * placed.len();
-        let (descs, after_descs) = staging[DESCS_AT..].split_at_mut(descs_end - DESCS_AT);
-        let first_input = placed.first().map_or(inputs_end, |p| p.pattern);
+        let io_at = part.io_at;
+        let inputs_end = part.inputs_end;
+        let staging = self.arena.staging_part(io_at..inputs_end)?;
+        let (head, after_descs) = staging.split_at_mut(DESCS_AT + DESC_BYTES * part.placed.len());
+        head[..PARAMS_BYTES].copy_from_slice(&params.to_le_bytes());
+        head[COUNTER_AT..PATH_USED_AT + 4].fill(0);
+        let descs = &mut head[DESCS_AT..];
+        // One disjoint slice of the inputs per pair: its packed pattern and
+        // text.
+        let descs_end = io_at + DESCS_AT + DESC_BYTES * part.placed.len();
+        let first_input = part.placed.first().map_or(inputs_end, |p| p.pattern);
         let mut rest = &mut after_descs[first_input - descs_end..];
-        let mut inputs: Vec<&mut [u8]> = Vec::with_capacity(placed.len());
-        for (i, p) in placed.iter().enumerate() {
-            let end = placed.get(i + 1).map_or(inputs_end, |next| next.pattern);
+        let mut inputs: Vec<&mut [u8]> = Vec::with_capacity(part.placed.len());
+        for (i, p) in part.placed.iter().enumerate() {
+            let end = part
+                .placed
+                .get(i + 1)
+                .map_or(inputs_end, |next| next.pattern);
             let (mine, after) = std::mem::take(&mut rest).split_at_mut(end - p.pattern);
             inputs.push(mine);
             rest = after;
         }
         crate::engine::cpu::install_for_devices(|| {
             use rayon::prelude::*;
-            placed
+            part.placed
                 .par_iter_mut()
                 .zip(descs.par_chunks_exact_mut(DESC_BYTES))
                 .zip(inputs.par_iter_mut())
@@ -503,70 +558,214 @@ impl WfaRunner {
                     }
                 });
         });
-        let packed_at = started.elapsed();
-        self.arena.upload(0..inputs_end)?;
-        let n = u32::try_from(placed.len())
+        let packed = started.elapsed();
+        self.arena.upload(io_at..inputs_end)?;
+        let n = u32::try_from(part.placed.len())
             .map_err(|_| DeviceError("too many pairs for one launch".into()))?;
         self.arena.launch(
             &self.kernel,
-            workers as u32,
-            block,
-            shared_bytes as u32,
+            shape.workers as u32,
+            shape.block,
+            shape.shared_bytes as u32,
             &[
                 Arg::Offset(0),
-                Arg::Offset(0),
-                Arg::Offset(COUNTER_AT),
-                Arg::Offset(DESCS_AT),
+                Arg::Offset(io_at),
+                Arg::Offset(io_at + COUNTER_AT),
+                Arg::Offset(io_at + DESCS_AT),
                 Arg::U32(n),
-                Arg::Offset(results_end),
-                Arg::U64(stride as u64),
-                Arg::U64(ring_bytes as u64),
-                Arg::I32(i32::from(ring_in_shared)),
-                Arg::I32(max_scores as i32),
-                Arg::U64(code_budget as u64),
+                Arg::Offset(shape.workers_at),
+                Arg::U64(shape.stride as u64),
+                Arg::U64(shape.ring_bytes as u64),
+                Arg::I32(i32::from(shape.ring_in_shared)),
+                Arg::I32(shape.max_scores as i32),
+                Arg::U64(shape.code_budget as u64),
+                Arg::Offset(part.paths.at),
+                Arg::U64(part.paths.bytes as u64),
             ],
         )?;
         COUNTERS.launches.fetch_add(1, Ordering::Relaxed);
-        let results_start = placed.first().map_or(inputs_end, |p| p.result);
-        self.arena.download(results_start..at)?;
-        self.arena.synchronize()?;
-        let device_at = started.elapsed();
-        let staging = self.arena.staging()?;
-        let staging: &[u8] = staging;
+        self.arena
+            .download(io_at + COUNTER_AT..io_at + PATH_USED_AT + 4)?;
+        self.arena.download(part.results_at..part.results_end)?;
+        // The path tags the kernel is expected to write (the last launch's
+        // bytes per pair, with room to spare), in the same round trip; the
+        // rest, if any, is fetched once the count is known.
+        let guess = (self.path_bytes_per_pair * part.placed.len()).min(part.paths.bytes);
+        if guess > 0 {
+            self.arena.download(part.paths.at..part.paths.at + guess)?;
+        }
+        let fence = self.arena.fence()?;
+        Ok(Submitted {
+            started,
+            packed,
+            guess,
+            fence,
+        })
+    }
+
+    /// Waits for a submitted part and stores its results; returns its pairs
+    /// that ran out of worker memory.
+    fn finish(
+        &mut self,
+        params: &Params,
+        pen: &WfPenalties,
+        jobs: &[WfaJob],
+        part: &Part,
+        submitted: Submitted,
+        results: &mut [Vec<Option<PairResult>>],
+    ) -> Result<Vec<(usize, usize)>, DeviceError> {
+        let waited = std::time::Instant::now();
+        self.arena.wait(submitted.fence)?;
+        let full = params.full != 0;
+        let used = if full {
+            let counters = self.arena.staging_part(part.io_at..part.io_at + DESCS_AT)?;
+            (i32_at(counters, PATH_USED_AT) as u32 as usize).min(part.paths.bytes)
+        } else {
+            0
+        };
+        if used > submitted.guess {
+            self.arena
+                .download(part.paths.at + submitted.guess..part.paths.at + used)?;
+            let fence = self.arena.fence()?;
+            self.arena.wait(fence)?;
+        }
+        if full && !part.placed.is_empty() {
+            let per_pair = used / part.placed.len();
+            self.path_bytes_per_pair = per_pair + per_pair / 4 + 8;
+        }
+        let device = waited.elapsed();
+        let decoding = std::time::Instant::now();
+        let staging: &[u8] = self.arena.staging_part(part.io_at..part.end)?;
+        let base = part.io_at;
+        let path_area = &staging[part.paths.at - base..part.paths.at - base + used];
         let decoded: Vec<Decoded> = crate::engine::cpu::install_for_devices(|| {
             use rayon::prelude::*;
-            placed
+            part.placed
                 .par_iter()
-                .map(|p| decode(staging, p, &params, pen))
+                .map(|p| decode(staging, base, path_area, p, params, pen))
                 .collect()
         });
-        crate::log_debug!(
-            "wfa launch: {} pairs, {workers} workers of {block} threads: layout {:.1} ms, pack {:.1} ms, device {:.1} ms, decode {:.1} ms",
-            placed.len(),
-            (started - began).as_secs_f64() * 1e3,
-            packed_at.as_secs_f64() * 1e3,
-            (device_at - packed_at).as_secs_f64() * 1e3,
-            (started.elapsed() - device_at).as_secs_f64() * 1e3
-        );
         let mut short = Vec::new();
-        for (p, r) in placed.iter().zip(decoded) {
+        let (mut on_gpu, mut rescued, mut routed) = (0, 0, 0);
+        for (p, r) in part.placed.iter().zip(decoded) {
             let slot = p.pair - jobs[p.job].range.start;
             match r {
                 Decoded::Done(r) => {
-                    COUNTERS.on_gpu.fetch_add(1, Ordering::Relaxed);
+                    on_gpu += 1;
                     results[p.job][slot] = Some(r);
                 }
-                Decoded::GivenUp => {
-                    COUNTERS.rescued.fetch_add(1, Ordering::Relaxed);
-                }
+                Decoded::GivenUp => rescued += 1,
                 Decoded::ShortOfMemory => short.push((p.job, slot)),
-                Decoded::NotPackable => {
-                    COUNTERS.routed_to_cpu.fetch_add(1, Ordering::Relaxed);
-                }
+                Decoded::NotPackable => routed += 1,
             }
         }
-        Ok((short, workers))
+        COUNTERS.on_gpu.fetch_add(on_gpu, Ordering::Relaxed);
+        COUNTERS.rescued.fetch_add(rescued, Ordering::Relaxed);
+        COUNTERS.routed_to_cpu.fetch_add(routed, Ordering::Relaxed);
+        crate::log_debug!(
+            "wfa part: {} pairs: pack {:.1} ms, then {:.1} ms until it was waited for, wait {:.1} ms, decode {:.1} ms",
+            part.placed.len(),
+            submitted.packed.as_secs_f64() * 1e3,
+            (waited - submitted.started - submitted.packed).as_secs_f64() * 1e3,
+            device.as_secs_f64() * 1e3,
+            decoding.elapsed().as_secs_f64() * 1e3
+        );
+        Ok(short)
     }
+}
+
+/// A launch's shape, shared by its parts: workers and their memory.
+struct Shape {
+    workers: usize,
+    block: u32,
+    shared_bytes: usize,
+    /// Where the workers' slices start (after every part's I/O).
+    workers_at: usize,
+    stride: usize,
+    ring_bytes: usize,
+    ring_in_shared: bool,
+    max_scores: usize,
+    code_budget: usize,
+}
+
+/// One part of a launch and its place in the arena's I/O area: its own
+/// parameters, counters and descriptors at `io_at`, then packed inputs,
+/// result slots and path area, up to `end`.
+struct Part {
+    placed: Vec<Placed>,
+    io_at: usize,
+    inputs_end: usize,
+    results_at: usize,
+    results_end: usize,
+    paths: Paths,
+    end: usize,
+    max_score: i32,
+}
+
+impl Part {
+    fn lay_out(
+        jobs: &[WfaJob],
+        pairs: &[(usize, usize)],
+        io_at: usize,
+        full: bool,
+        pen: &WfPenalties,
+    ) -> Part {
+        let mut placed = Vec::with_capacity(pairs.len());
+        let mut at = align16(io_at + DESCS_AT + DESC_BYTES * pairs.len());
+        let mut max_score = 1;
+        for &(job, slot) in pairs {
+            let j = &jobs[job];
+            let pair = j.range.start + slot;
+            let (plen, tlen) = j.pairs.lengths(pair);
+            let pattern = at;
+            let text = pattern + align16(4 * plan::packed_words(plen));
+            at = text + align16(4 * plan::packed_words(tlen));
+            let bound = Params::score_bound(pen, plen, tlen);
+            max_score = max_score.max(bound);
+            placed.push(Placed {
+                job,
+                pair,
+                plen,
+                tlen,
+                pattern,
+                text,
+                result: 0,
+                path_cap: if full { plen + tlen + 16 } else { 0 },
+                max_score: bound,
+                packable: true,
+            });
+        }
+        let inputs_end = at;
+        for p in &mut placed {
+            p.result = at;
+            at += RESULT_HEADER;
+        }
+        // The path area holds every pair's longest walk (the kernel takes
+        // less: what the pair's score allows), so it never runs out.
+        let paths = Paths {
+            at: align16(at),
+            bytes: placed.iter().map(|p| p.path_cap).sum(),
+        };
+        Part {
+            placed,
+            io_at,
+            inputs_end,
+            results_at: inputs_end,
+            results_end: at,
+            end: align16(paths.at + paths.bytes).next_multiple_of(256),
+            paths,
+            max_score,
+        }
+    }
+}
+
+/// A part whose work is queued on the stream.
+struct Submitted {
+    started: std::time::Instant,
+    packed: std::time::Duration,
+    /// Bytes of the path area already being copied back.
+    guess: usize,
+    fence: crate::engine::device::Fence,
 }
 
 /// How many runners a GPU gets, and the arena of each, out of `budget`
@@ -608,12 +807,27 @@ enum Decoded {
     NotPackable,
 }
 
-/// One pair's result slot.
-fn decode(staging: &[u8], p: &Placed, params: &Params, pen: &WfPenalties) -> Decoded {
+/// Where a launch's path area is in the arena, and its size.
+struct Paths {
+    at: usize,
+    bytes: usize,
+}
+
+/// One pair's result slot. `staging` is the part's I/O range, which starts
+/// at arena offset `base`; `path_area` is the part of its path area the
+/// kernel used.
+fn decode(
+    staging: &[u8],
+    base: usize,
+    path_area: &[u8],
+    p: &Placed,
+    params: &Params,
+    pen: &WfPenalties,
+) -> Decoded {
     if !p.packable {
         return Decoded::NotPackable;
     }
-    let r = p.result;
+    let r = p.result - base;
     match i32_at(staging, r) {
         1 => {}
         2 => return Decoded::ShortOfMemory,
@@ -626,15 +840,22 @@ fn decode(staging: &[u8], p: &Placed, params: &Params, pen: &WfPenalties) -> Dec
     );
     let (plen, tlen) = (p.plen as i32, p.tlen as i32);
     let operations = if params.full != 0 {
-        let n = usize::try_from(i32_at(staging, r + 16))
-            .unwrap_or(0)
-            .min(p.path_cap);
-        let path = &staging[r + RESULT_HEADER..r + RESULT_HEADER + n];
+        let n = usize::try_from(i32_at(staging, r + 16)).unwrap_or(usize::MAX);
+        let at = usize::try_from(i32_at(staging, r + 20)).unwrap_or(usize::MAX);
+        let Some(path) = at
+            .checked_add(n)
+            .filter(|_| n <= p.path_cap)
+            .and_then(|end| path_area.get(at..end))
+        else {
+            COUNTERS.replay_failures.fetch_add(1, Ordering::Relaxed);
+            return Decoded::GivenUp;
+        };
         // The packed copy the kernel read, still in the staging buffer.
+        let (pattern, text) = (p.pattern - base, p.text - base);
         let pair = replay::PackedPair {
-            pattern: &staging[p.pattern..p.text],
+            pattern: &staging[pattern..text],
             pattern_len: plen,
-            text: &staging[p.text..p.text + 4 * plan::packed_words(p.tlen)],
+            text: &staging[text..text + 4 * plan::packed_words(p.tlen)],
             text_len: tlen,
         };
         let ops = replay::operations(params, &pair, score, k, offset, path);
