@@ -4,8 +4,9 @@
 //! [`BatchRunner`] (pack a batch, launch, unpack). A [`Scheduler`] owns one
 //! executor thread per runner. Callers either [`Scheduler::submit`] one job
 //! (the synchronous upstream APIs), [`Scheduler::run_all`] many (the batch
-//! APIs), or [`Scheduler::queue`] jobs one by one as they build them and
-//! wait for each later. Executors take everything queued when they become free, so
+//! APIs), or [`Scheduler::queue_many`] jobs a group at a time as they build
+//! them and wait for each later. Executors take what is queued when they
+//! become free (a fair share when several are free at once), so
 //! concurrent callers are coalesced into batches without any call waiting for
 //! a batch to fill. A batch that fails, a job the device could not finish, and
 //! a device that keeps failing all end the same way: the job reruns on the CPU
@@ -287,8 +288,9 @@ impl<J: Job> Scheduler<J> {
     }
 
     /// Runs many jobs, devices and CPU pool at once: jobs a device may take
-    /// are queued for the executors while the CPU pool works through the
-    /// others. Results come back in input order.
+    /// are queued for the executors (together, see [`Scheduler::queue_many`])
+    /// while the CPU pool works through the others. Results come back in
+    /// input order.
     pub fn run_all(&self, jobs: Vec<J>) -> Vec<Result<J::Output, ScheduleError>> {
         let shared = &self.shared;
         let use_devices = shared.lock().live_executors > 0;
@@ -308,8 +310,9 @@ impl<J: Job> Scheduler<J> {
         let cpu_outputs = super::cpu::install(|| {
             rayon::join(
                 || {
-                    for (index, job) in to_queue {
-                        match self.queue(job) {
+                    let (indices, jobs): (Vec<usize>, Vec<J>) = to_queue.into_iter().unzip();
+                    for (index, handed) in indices.into_iter().zip(self.queue_many(jobs)) {
+                        match handed {
                             Ok(queued) => waiting.push((index, queued)),
                             Err(job) => handed_back.push((index, job)),
                         }
@@ -339,26 +342,17 @@ impl<J: Job> Scheduler<J> {
             .collect()
     }
 
-    /// Hands one job to the device executors, waiting while their queue is
-    /// full, and returns at once: the caller goes on (building the next job,
-    /// say) while a device runs it. May be called from many threads,
-    /// the CPU pool's included: executors never wait for that pool, so a
-    /// full queue always drains. Gives the job back when no executor is left.
-    pub fn queue(&self, job: J) -> Result<Queued<J>, J> {
-        let cost = job.cost();
-        let (ticket, receiver) = Ticket::new(job, cost);
-        match enqueue(&self.shared, self.shared.lock(), ticket) {
-            Ok(()) => Ok(Queued(Some(receiver))),
-            Err(ticket) => Err(ticket.job),
-        }
-    }
-
-    /// [`Scheduler::queue`] for several jobs: they enter the queue together
-    /// (one lock, then one wake-up), so an executor finds all of them and
-    /// can launch them as one batch. Queued one by one, the first executor
-    /// woke up to the first few and launched those alone (a 100,000-pair
-    /// batch of 1 kbp pairs opened with launches of 917 and 393 pairs).
-    /// Only a full queue splits them: executors then take what is there.
+    /// Hands jobs to the device executors and returns at once: the caller
+    /// goes on (building the next jobs, say) while devices run them. The
+    /// jobs enter the queue together (one lock, then one wake-up), so an
+    /// executor finds all of them and can launch them as one batch: queued
+    /// one by one, the first executor woke up to the first few and launched
+    /// those alone (a 100,000-pair batch of 1 kbp pairs opened with
+    /// launches of 917 and 393 pairs). Only a full queue splits them: the
+    /// caller then waits for room while executors take what is there. May
+    /// be called from many threads, the CPU pool's included: executors never
+    /// wait for that pool, so a full queue always drains. Gives a job back
+    /// when no executor is left.
     pub fn queue_many(&self, jobs: Vec<J>) -> Vec<Result<Queued<J>, J>> {
         let shared = &self.shared;
         let mut state = shared.lock();
@@ -379,8 +373,7 @@ impl<J: Job> Scheduler<J> {
     }
 }
 
-/// A job given to the devices by [`Scheduler::queue`] or
-/// [`Scheduler::queue_many`]. Dropping the handle
+/// A job given to the devices by [`Scheduler::queue_many`]. Dropping the handle
 /// without [`Queued::wait`] (a caller unwinding, say) still waits for the
 /// job: once every handle of a caller is gone, no device or pool thread
 /// reads what its jobs borrow any more, which is what lets the batch API
@@ -986,8 +979,10 @@ mod tests {
         }
         let finished = Arc::new(AtomicUsize::new(0));
         let s = Scheduler::new(vec![Box::new(Finisher(finished.clone()))], options(false));
-        let handles: Vec<_> = (0..12)
-            .map(|i| s.queue(Square(i)).ok().expect("an executor is live"))
+        let handles: Vec<_> = s
+            .queue_many((0..12).map(Square).collect())
+            .into_iter()
+            .map(|handed| handed.ok().expect("an executor is live"))
             .collect();
         drop(handles);
         assert_eq!(finished.load(Ordering::SeqCst), 12);

@@ -314,7 +314,7 @@ impl Batch {
                 p + t
             });
             let slots = Arc::new(slots);
-            for range in chunks(sizes, max_pairs, max_bases) {
+            for (range, bases) in chunks(sizes, max_pairs, max_bases) {
                 let job = WfaJob {
                     attributes: self.attributes,
                     pairs: set.clone(),
@@ -325,7 +325,7 @@ impl Batch {
                     built.push(Built::ForCpu((job, slots.clone())));
                     continue;
                 }
-                group.bases += job.bases();
+                group.bases += bases;
                 group.jobs.push((job, slots.clone()));
                 if group.bases >= group_bases {
                     built.extend(std::mem::take(&mut group).dispatch());
@@ -444,8 +444,6 @@ impl Batch {
     }
 }
 
-/// Queues a device job, or keeps a job for the CPU pool: one that is not
-/// for a device, or that no executor was left to take.
 /// Device jobs cut but not yet queued.
 #[derive(Default)]
 struct Group {
@@ -488,12 +486,13 @@ fn job_size(pairs: usize, gpu: bool) -> (usize, u64) {
 }
 
 /// Cuts pairs of these sizes (bases) into ranges of at most `max_pairs`
-/// pairs and about `max_bases` bases (a longer pair gets a range of its own).
+/// pairs and about `max_bases` bases (a longer pair gets a range of its
+/// own), each with its bases.
 pub(crate) fn chunks(
     sizes: impl Iterator<Item = usize>,
     max_pairs: usize,
     max_bases: u64,
-) -> Vec<std::ops::Range<usize>> {
+) -> Vec<(std::ops::Range<usize>, u64)> {
     let mut out = Vec::new();
     let mut start = 0;
     let mut bases = 0u64;
@@ -501,7 +500,7 @@ pub(crate) fn chunks(
     for (i, size) in sizes.enumerate() {
         let b = size as u64;
         if i > start && (i - start >= max_pairs || bases + b > max_bases) {
-            out.push(start..i);
+            out.push((start..i, bases));
             start = i;
             bases = 0;
         }
@@ -509,7 +508,7 @@ pub(crate) fn chunks(
         n = i + 1;
     }
     if start < n {
-        out.push(start..n);
+        out.push((start..n, bases));
     }
     out
 }
@@ -594,12 +593,14 @@ mod tests {
 
     #[test]
     fn chunking_covers_every_pair_once() {
-        let sizes = (0..1_000).map(|i| i % 37 + i % 11);
-        let ranges = chunks(sizes, 64, 500);
+        let size = |i: usize| i % 37 + i % 11;
+        let ranges = chunks((0..1_000).map(size), 64, 500);
         let mut next = 0;
-        for r in &ranges {
+        for (r, bases) in &ranges {
             assert_eq!(r.start, next);
             assert!(r.len() <= 64 && !r.is_empty());
+            assert_eq!(*bases, r.clone().map(|i| size(i) as u64).sum::<u64>());
+            assert!(*bases <= 500 || r.len() == 1);
             next = r.end;
         }
         assert_eq!(next, 1_000);

@@ -264,7 +264,7 @@ impl WfaRunner {
                 let io = same_block
                     .iter()
                     .map(|&(_, _, bases)| Self::io_bytes(bases));
-                for range in crate::wfa::batch::chunks(io, usize::MAX, budget as u64) {
+                for (range, _) in crate::wfa::batch::chunks(io, usize::MAX, budget as u64) {
                     let chunk: Vec<(usize, usize)> = same_block[range]
                         .iter()
                         .map(|&(j, slot, _)| (j, slot))
@@ -586,7 +586,7 @@ impl WfaRunner {
         COUNTERS.launches.fetch_add(1, Ordering::Relaxed);
         self.arena
             .download(io_at + COUNTER_AT..io_at + PATH_USED_AT + 4)?;
-        self.arena.download(part.results_at..part.results_end)?;
+        self.arena.download(part.inputs_end..part.results_end)?;
         // The path tags the kernel is expected to write (the last launch's
         // bytes per pair, with room to spare), in the same round trip; the
         // rest, if any, is fetched once the count is known.
@@ -694,8 +694,8 @@ struct Shape {
 struct Part {
     placed: Vec<Placed>,
     io_at: usize,
+    /// The result slots follow the inputs, up to `results_end`.
     inputs_end: usize,
-    results_at: usize,
     results_end: usize,
     paths: Paths,
     end: usize,
@@ -750,7 +750,6 @@ impl Part {
             placed,
             io_at,
             inputs_end,
-            results_at: inputs_end,
             results_end: at,
             end: align16(paths.at + paths.bytes).next_multiple_of(256),
             paths,
