@@ -22,7 +22,9 @@
 // equal offsets mismatch, then deletion, then insertion), bit 2 insertion
 // extends, bit 3 deletion extends (extension wins ties). After the end is
 // found thread 0 walks the codes back to score 0, writing one tag per X/I/D
-// operation; the host re-extends the path to recover the matches.
+// operation, then replays the walk (re-extending it to recover the matches)
+// into run-length operations; the host only expands those, and replays the
+// tags itself where the runs had no room.
 #include "common.cuh"
 
 #define WFA_NULL (-1073741824)
@@ -54,22 +56,32 @@ struct WfaParams {
 struct WfaPair {
     u64 pattern;  // byte offset of u32 words, 16 bases each, plus one spare
     u64 text;
-    u64 result;   // byte offset of i32[8]: status, score, k, offset, n_path, path_at;
-                  // status 1 done, 0 given up, 2 out of worker memory
+    u64 result;   // byte offset of i32[8]: status, score, k, offset, n_path, path_at,
+                  // runs_at, n_runs (-1: not replayed); status 1 done, 0 given
+                  // up, 2 out of worker memory
     i32 plen, tlen;
     i32 max_score;  // give up at this score (upstream's wavefront table size)
     i32 path_cap;   // most path tags the pair may take in the path area
 };
 
 // Full alignment: the path tags of all pairs share one area, each pair
-// taking room for its longest possible walk from a bump counter. The host
-// then copies back the headers and the used part of the area alone: with a
-// slot of path_cap bytes per pair, a 1 kbp launch copied 34 MB for paths
-// that hold a few dozen tags each.
+// taking room for its longest possible walk from a bump counter, so that
+// the used part is one range (with a slot of path_cap bytes per pair, a
+// 1 kbp launch copied 34 MB for paths that hold a few dozen tags each). The
+// host copies it back only when a walk is left for it to replay.
 struct WfaPaths {
     unsigned char* area;
     u32* used;
     u64 bytes;
+};
+
+// Full alignment: each pair's operations as runs (`count << 2 | code`,
+// codes M, X, I, D; last first), taken from one area by a bump counter
+// (words), `2 * tags + 5` words a pair at most (host twin: `replay::max_runs`).
+struct WfaRuns {
+    u32* area;
+    u32* used;
+    u64 words;
 };
 
 struct WfaShared {
@@ -246,6 +258,128 @@ __device__ __forceinline__ WfaSource wfa_source(const WfaRing& r, int c, int s, 
     return x;
 }
 
+#define WFA_RUN_M 0u
+#define WFA_RUN_X 1u
+#define WFA_RUN_I 2u
+#define WFA_RUN_D 3u
+
+// What a tag does (matrix it leads to, diagonal step, cost); false for a tag
+// the metric cannot produce.
+__device__ __forceinline__ bool wfa_step(int tag, bool linear, int sx, int so, int se, int* mat,
+                                         int* dk, int* ds) {
+    switch (tag) {
+        case WFA_TAG_X: *mat = WFA_M; *dk = 0; *ds = sx; return true;
+        case WFA_TAG_I_OPEN: *mat = WFA_M; *dk = -1; *ds = so; return true;
+        case WFA_TAG_I_EXT: *mat = WFA_I; *dk = -1; *ds = se; return !linear;
+        case WFA_TAG_D_OPEN: *mat = WFA_M; *dk = 1; *ds = so; return true;
+        case WFA_TAG_D_EXT: *mat = WFA_D; *dk = 1; *ds = se; return !linear;
+        default: return false;
+    }
+}
+
+__device__ __forceinline__ int wfa_run_length(const u32* __restrict__ P, int plen,
+                                              const u32* __restrict__ T, int tlen, int v, int h) {
+    return (v < 0 || h < 0) ? 0 : wfa_lcp(P, plen, T, tlen, v, h);
+}
+
+// The walk `path[0..n]` (end first) of a pair that ended at (score, end_k,
+// offset) as runs in `out` (room for `out_cap`), last first: the CPU
+// backtrace loop run on offsets recovered by re-extending the path forward
+// from score 0. `pre` (room for `pre_cap`) holds each state's offset before
+// extension. Returns the number of runs, or -1 where the walk does not
+// replay (the host then tries, and the CPU path aligns what it refuses).
+// Line for line the twin of `replay::runs` in src/wfa/gpu/replay.rs.
+__device__ int wfa_replay(const WfaParams& p, const u32* __restrict__ P, int plen,
+                          const u32* __restrict__ T, int tlen, int end_score, int end_k,
+                          int end_offset, const u8* path, int n, i32* pre, int pre_cap,
+                          u32* out, int out_cap) {
+    const bool unit = p.metric == WFA_EDIT || p.metric == WFA_INDEL;
+    const bool linear = p.metric != WFA_AFFINE;
+    const int sx = unit ? 1 : p.mismatch;
+    const int so = unit ? 1 : p.open;
+    const int se = unit ? 1 : p.extension;
+    if (n + 1 > pre_cap) return -1;
+    int mat = WFA_M, k = end_k, s = end_score, dk, ds;
+    for (int i = 0; i < n; ++i) {
+        if (!wfa_step(path[i], linear, sx, so, se, &mat, &dk, &ds)) return -1;
+        k += dk;
+        s -= ds;
+    }
+    if (mat != WFA_M || s != 0) return -1;
+    int value = max(k, 0);
+    pre[n] = value;
+    int reach = value + wfa_run_length(P, plen, T, tlen, value - k, value);
+    for (int i = n - 1; i >= 0; --i) {
+        const int tag = path[i];
+        wfa_step(tag, linear, sx, so, se, &mat, &dk, &ds);
+        k -= dk;
+        value = (tag == WFA_TAG_X || tag == WFA_TAG_I_OPEN || tag == WFA_TAG_I_EXT) ? reach + 1
+                                                                                      : reach;
+        pre[i] = value;
+        int here = WFA_M;
+        if (i > 0) wfa_step(path[i - 1], linear, sx, so, se, &here, &dk, &ds);
+        reach = here == WFA_M ? value + wfa_run_length(P, plen, T, tlen, value - k, value) : value;
+    }
+    if (reach != end_offset) return -1;
+    int runs = 0;
+#define WFA_EMIT(code, count)                                    \
+    do {                                                         \
+        const int c_ = (count);                                  \
+        if (c_ > 0) {                                            \
+            if (runs >= out_cap) return -1;                      \
+            out[runs++] = ((u32)c_ << 2) | (code);               \
+        }                                                        \
+    } while (0)
+    int offset = end_offset;
+    k = end_k;
+    int v = offset - k, h = offset;
+    if (v < plen) WFA_EMIT(WFA_RUN_D, plen - v);
+    if (h < tlen) WFA_EMIT(WFA_RUN_I, tlen - h);
+    int i = 0;
+    int m = WFA_M;
+    s = end_score;
+    while (v > 0 && h > 0 && s > 0) {
+        if (i == n) return -1;
+        if (m == WFA_M) {
+            const int source = pre[i];
+            WFA_EMIT(WFA_RUN_M, offset - source);
+            offset = source;
+            v = offset - k;
+            h = offset;
+            if (v <= 0 || h <= 0) break;
+        }
+        const int tag = path[i];
+        wfa_step(tag, linear, sx, so, se, &mat, &dk, &ds);
+        if (tag == WFA_TAG_X) {
+            WFA_EMIT(WFA_RUN_X, 1);
+            offset -= 1;
+        } else if (tag == WFA_TAG_I_OPEN || tag == WFA_TAG_I_EXT) {
+            WFA_EMIT(WFA_RUN_I, 1);
+            offset -= 1;
+        } else {
+            WFA_EMIT(WFA_RUN_D, 1);
+        }
+        k += dk;
+        s -= ds;
+        m = mat;
+        i += 1;
+        v = offset - k;
+        h = offset;
+    }
+    if (m == WFA_M) {
+        if (v > 0 && h > 0) {
+            const int c = min(v, h);
+            WFA_EMIT(WFA_RUN_M, c);
+            v -= c;
+            h -= c;
+        }
+        WFA_EMIT(WFA_RUN_D, v);
+        WFA_EMIT(WFA_RUN_I, h);
+    }
+#undef WFA_EMIT
+    return runs;
+}
+
 // One pair; every thread of the block calls it, control flow is uniform.
 //
 // Barriers: a step does not open with one, so the rule is that nothing a
@@ -258,7 +392,8 @@ __device__ __forceinline__ WfaSource wfa_source(const WfaRing& r, int c, int s, 
 // ends when it changes.
 __device__ void wfa_align_pair(const WfaParams& p, unsigned char* base, const WfaPair& d,
                                WfaRing& r, int4* __restrict__ table, u32* __restrict__ codes,
-                               int max_scores, long long code_budget, const WfaPaths& paths) {
+                               int max_scores, long long code_budget, const WfaPaths& paths,
+                               const WfaRuns& runs) {
     WfaShared* sh = r.sh;
     const int tid = threadIdx.x, nt = blockDim.x;
     const int nt_log2 = __ffs(nt) - 1;  // blocks are a power of two
@@ -643,6 +778,7 @@ __device__ void wfa_align_pair(const WfaParams& p, unsigned char* base, const Wf
     int n_path = 0;
     bool ok = true;
     int path_at = 0;
+    const u8* path = nullptr;
     if (full) {
         const int sx = unit ? 1 : p.mismatch;
         const int so = unit ? 1 : p.open;
@@ -656,7 +792,8 @@ __device__ void wfa_align_pair(const WfaParams& p, unsigned char* base, const Wf
             return;
         }
         path_at = (int)at;
-        u8* path = paths.area + at;
+        u8* tags = paths.area + at;
+        path = tags;
         int mat = WFA_M, s = score, k = end_k;
         while (s > 0) {
             const int4 t = table[s];
@@ -677,7 +814,7 @@ __device__ void wfa_align_pair(const WfaParams& p, unsigned char* base, const Wf
                 tag = (code & 8u) ? WFA_TAG_D_EXT : WFA_TAG_D_OPEN;
             }
             if (n_path >= room) { ok = false; break; }
-            path[n_path++] = (u8)tag;
+            tags[n_path++] = (u8)tag;
             switch (tag) {
                 case WFA_TAG_X: s -= sx; mat = WFA_M; break;
                 case WFA_TAG_I_OPEN: s -= so; k -= 1; mat = WFA_M; break;
@@ -688,6 +825,20 @@ __device__ void wfa_align_pair(const WfaParams& p, unsigned char* base, const Wf
         }
         if (mat != WFA_M || s != 0) ok = false;
     }
+    // The walk as runs, into the area's room for it; the score table, read
+    // no more, holds the replay's offsets.
+    int runs_at = 0, n_runs = -1;
+    if (full && ok && runs.words > 0) {
+        const u32 room = 2u * (u32)n_path + 5u;
+        const u32 at = atomicAdd(runs.used, room);
+        if ((u64)at + room <= runs.words) {
+            runs_at = (int)at;
+            n_runs = wfa_replay(p, P, plen, T, tlen, score, end_k, offset, path, n_path,
+                                (i32*)table, 4 * max_scores, runs.area + at, (int)room);
+        }
+    }
+    result[6] = runs_at;
+    result[7] = n_runs;
     result[1] = score;
     result[2] = end_k;
     result[3] = offset;
@@ -696,9 +847,10 @@ __device__ void wfa_align_pair(const WfaParams& p, unsigned char* base, const Wf
     result[0] = ok ? 1 : 0;
 }
 
-// base: the arena. params: WfaParams. counter: u32[2], zero at launch: the
-// next pair, the path area's bytes taken. pairs: WfaPair[n_pairs].
-// path_area: path_bytes for the path tags. workers: worker_stride bytes per
+// base: the arena. params: WfaParams. counter: u32[3], zero at launch: the
+// next pair, the path area's bytes taken, the runs area's words taken.
+// pairs: WfaPair[n_pairs]. path_area: path_bytes for the path tags.
+// runs_area: runs_words for the operations (none: the host replays). workers: worker_stride bytes per
 // block: the ring (unless it lives in dynamic shared memory), then
 // int4[max_scores], then codes.
 // Dynamic shared memory: the ring's spans, then the ring if it is there.
@@ -710,7 +862,8 @@ extern "C" __global__ void __launch_bounds__(256, 4)
 seqshim_wfa_align(unsigned char* base, const WfaParams* __restrict__ params, u32* counter,
                   const WfaPair* __restrict__ pairs, u32 n_pairs, unsigned char* workers,
                   u64 worker_stride, u64 ring_bytes, int ring_in_shared, int max_scores,
-                  u64 code_budget, unsigned char* path_area, u64 path_bytes) {
+                  u64 code_budget, unsigned char* path_area, u64 path_bytes, u32* runs_area,
+                  u64 runs_words) {
     extern __shared__ i32 wfa_dynamic[];
     __shared__ WfaShared sh;
     const WfaParams p = *params;
@@ -726,6 +879,10 @@ seqshim_wfa_align(unsigned char* base, const WfaParams* __restrict__ params, u32
     paths.area = path_area;
     paths.used = counter + 1;
     paths.bytes = path_bytes;
+    WfaRuns runs;
+    runs.area = runs_area;
+    runs.used = counter + 2;
+    runs.words = runs_words;
     for (;;) {
         if (threadIdx.x == 0) sh.pair = (int)atomicAdd(counter, 1u);
         __syncthreads();
@@ -733,7 +890,8 @@ seqshim_wfa_align(unsigned char* base, const WfaParams* __restrict__ params, u32
         __syncthreads();
         if (pi >= (int)n_pairs) return;
         const WfaPair d = pairs[pi];
-        wfa_align_pair(p, base, d, r, table, codes, max_scores, (long long)code_budget, paths);
+        wfa_align_pair(p, base, d, r, table, codes, max_scores, (long long)code_budget, paths,
+                       runs);
         __syncthreads();
     }
 }

@@ -152,11 +152,9 @@ fn jobs_of(
     let set = Arc::new(set);
     (0..pairs.len())
         .step_by(per_job.max(1))
-        .map(|start| WfaJob {
-            attributes,
-            pairs: set.clone(),
-            range: start..(start + per_job).min(pairs.len()),
-            gpu: true,
+        .map(|start| {
+            let range = start..(start + per_job).min(pairs.len());
+            WfaJob::new(attributes, set.clone(), range, true)
         })
         .collect()
 }
@@ -347,16 +345,83 @@ fn gpu_equals_cpu_on_the_grid() {
         total.0, total.1, rescued
     );
     eprintln!(
-        "wfa gpu stats: {} pairs finished on the GPU in {} launches, {} rescued, {} routed to the CPU by their bytes or lengths, {} replay failures",
+        "wfa gpu stats: {} pairs finished on the GPU in {} launches, {} rescued, {} routed to the CPU by their bytes or lengths, {} replay failures, {} walks replayed on the host",
         after.0 - before.0,
         after.4 - before.4,
         rescued,
         after.2 - before.2,
-        after.3 - before.3
+        after.3 - before.3,
+        after.5 - before.5
     );
     assert_eq!(total.1, 0);
     assert_eq!(after.3 - before.3, 0);
     assert!(after.0 - before.0 > (total.0 as u64) * 9 / 10);
+    // The kernel replayed every walk itself: the CIGARs compared above are
+    // its runs.
+    assert_eq!(after.5 - before.5, 0);
+}
+
+/// The host's replay of the kernel's walks (taken where the kernel's runs
+/// area has no room) equals the CPU path too, for every metric and span.
+#[test]
+fn host_replay_equals_cpu() {
+    let Some(mut runner) = runner() else { return };
+    runner.replay_on_host(true);
+    let mut rng = Rng(0x4057_2e91);
+    let mut total = (0usize, 0usize);
+    let before = counters();
+    let forms = [
+        AlignmentForm::END_TO_END,
+        AlignmentForm {
+            span: AlignmentSpan::EndsFree,
+            pattern_begin_free: 10,
+            pattern_end_free: 10,
+            text_begin_free: 10,
+            text_end_free: 10,
+        },
+    ];
+    for (mn, pen) in [
+        ("indel", Penalties::Indel),
+        ("edit", Penalties::Edit),
+        (
+            "linear 0,4,2",
+            Penalties::GapLinear(LinearPenalties {
+                match_score: 0,
+                mismatch: 4,
+                indel: 2,
+            }),
+        ),
+        ("affine 4,6,2", affine(4, 6, 2)),
+    ] {
+        for form in forms {
+            let attr = attributes(
+                pen,
+                AlignmentScope::ComputeAlignment,
+                form,
+                Heuristic::none(),
+            );
+            let mut pairs = edge_pairs(&mut rng);
+            for (len, count) in [(150, 600), (1_000, 120)] {
+                for rate in [2, 5, 10] {
+                    pairs.extend((0..count).map(|_| pair(&mut rng, len, rate)));
+                }
+            }
+            let jobs = jobs_of(attr, &pairs, 256);
+            let label = format!("host replay, {mn}, {form:?}");
+            tally(&mut runner, &label, &jobs, &mut total);
+        }
+    }
+    let after = counters();
+    eprintln!(
+        "wfa host replay: {} pairs, {} differ from the CPU, {} walks replayed on the host, {} replay failures",
+        total.0,
+        total.1,
+        after.5 - before.5,
+        after.3 - before.3
+    );
+    assert_eq!(total.1, 0);
+    assert_eq!(after.3 - before.3, 0);
+    assert!(after.5 - before.5 > (total.0 as u64) * 9 / 10);
 }
 
 /// Thousands of short pairs with two long ones in a small arena: the long

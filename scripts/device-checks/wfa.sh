@@ -1,7 +1,8 @@
 # WFA checks for the GPU machine; sourced by the bundle's run.sh, which
 # provides `check`, `log_of`, $here (the bundle) and $cache (a scratch dir).
 # GPU == CPU on the length/divergence grid and every configuration the kernel
-# takes, then a GPU-vs-CPU-pool benchmark.
+# takes (CIGARs from the kernel's replay, then from the host's), then a
+# GPU-vs-CPU-pool benchmark.
 wfa_bin="$here/bin/test-wfa_gpu"
 if [ -x "$wfa_bin" ]; then
     wfa() {
@@ -12,6 +13,9 @@ if [ -x "$wfa_bin" ]; then
     check "wfa: GPU == CPU on the grid, every metric, span, scope and heuristic the kernel takes" \
         "wfa gpu parity: [0-9]+ pairs, 0 differ from the CPU" \
         wfa gpu_equals_cpu_on_the_grid
+    check "wfa: the host's replay of kernel walks (its fallback) == CPU, every metric and span" \
+        "wfa host replay: [0-9]+ pairs, 0 differ" \
+        wfa host_replay_equals_cpu
     check "wfa: thousands of short pairs and two long ones in a 1 GiB arena, GPU == CPU" \
         "wfa mixed lengths: [0-9]+ pairs, 0 differ" \
         wfa mixed_lengths_fit_a_small_arena

@@ -98,9 +98,13 @@ pub struct GpuInfo {
 const FALLBACK_MULTIPROCESSORS: usize = 132;
 const FALLBACK_THREADS_PER_MULTIPROCESSOR: usize = 2048;
 
-/// Streams per GPU: a family keeps one arena on each and alternates, so
-/// that one's copies and host work overlap the other's kernel.
-pub(crate) const STREAMS: usize = 2;
+/// Streams per GPU. A family keeps an arena on each of several streams, so
+/// that one's copies and host work overlap another's kernel: WFA runs a
+/// runner on each of the three (with two, at 150 bp to 1 kbp and 2 %, the
+/// GPU still idled while both runners packed or decoded: three measured
+/// 15-20 % faster on an H200, BENCHMARKS.md); ABEA and the selftest use
+/// the first two.
+pub(crate) const STREAMS: usize = 3;
 
 /// One GPU with its context, its streams and the modules loaded on it.
 pub struct Gpu {
@@ -296,6 +300,8 @@ impl Gpu {
             };
             // One per `STREAMS` (the type says how many).
             let streams: [Arc<CudaStream>; STREAMS] = [
+                ctx.new_stream()
+                    .map_err(|e| err("stream creation failed", e))?,
                 ctx.new_stream()
                     .map_err(|e| err("stream creation failed", e))?,
                 ctx.new_stream()

@@ -227,12 +227,6 @@ impl Batch {
     /// job reads the lent pairs any more: every queued job is waited for.
     pub fn run_with(&mut self, lent: Option<Arc<dyn Lent>>) -> RunSummary {
         let started = Instant::now();
-        let (have, taken) = (self.slots.len(), self.pairs);
-        let slots = &mut self.slots;
-        crate::engine::cpu::install(|| {
-            use rayon::prelude::*;
-            slots.par_extend((have..taken).into_par_iter().map(|_| Slot::Pending));
-        });
         let device = std::mem::take(&mut self.device);
         let cpu = std::mem::take(&mut self.cpu);
         let (use_devices, router) = (self.use_devices, self.router);
@@ -247,6 +241,7 @@ impl Batch {
             }),
             None => Default::default(),
         };
+        let routed = started.elapsed();
         let pairs = device.slots.len() + cpu.slots.len() + lent_len;
         // Without a live device the "device" pairs are CPU work like the
         // rest, cut into CPU-sized jobs so that every core gets some.
@@ -306,6 +301,7 @@ impl Batch {
             0
         };
         let mut group = Group::default();
+        let mut first_queued = None;
         let mut built: Vec<Built> = Vec::new();
         for (set, slots, gpu) in routes {
             let (max_pairs, max_bases) = job_size(set.len(), gpu);
@@ -319,6 +315,7 @@ impl Batch {
                     attributes: self.attributes,
                     pairs: set.clone(),
                     range,
+                    bases,
                     gpu,
                 };
                 if !gpu {
@@ -329,10 +326,22 @@ impl Batch {
                 group.jobs.push((job, slots.clone()));
                 if group.bases >= group_bases {
                     built.extend(std::mem::take(&mut group).dispatch());
+                    first_queued.get_or_insert_with(|| started.elapsed());
                 }
             }
         }
-        built.extend(group.dispatch());
+        if !group.jobs.is_empty() {
+            built.extend(group.dispatch());
+            first_queued.get_or_insert_with(|| started.elapsed());
+        }
+        // The result slots, while the devices start (for a large batch,
+        // fresh memory that takes a millisecond or more to fault in).
+        let (have, taken) = (self.slots.len(), self.pairs);
+        let slots = &mut self.slots;
+        crate::engine::cpu::install(|| {
+            use rayon::prelude::*;
+            slots.par_extend((have..taken).into_par_iter().map(|_| Slot::Pending));
+        });
         let mut queued: Vec<QueuedJob> = Vec::new();
         let mut cpu_jobs: Vec<CpuJob> = Vec::new();
         for job in built {
@@ -357,7 +366,9 @@ impl Batch {
         summary.elapsed = started.elapsed();
         if pairs > 0 {
             crate::log_debug!(
-                "wfa batch: jobs cut and device jobs queued in {:.1} ms, all aligned and stored {:.1} ms later",
+                "wfa batch: routes ready in {:.1} ms, first device jobs queued at {:.1} ms, jobs cut and device jobs queued in {:.1} ms, all aligned and stored {:.1} ms later",
+                routed.as_secs_f64() * 1e3,
+                first_queued.unwrap_or_default().as_secs_f64() * 1e3,
                 prepared.as_secs_f64() * 1e3,
                 (summary.elapsed - prepared).as_secs_f64() * 1e3
             );
@@ -487,30 +498,28 @@ fn job_size(pairs: usize, gpu: bool) -> (usize, u64) {
 
 /// Cuts pairs of these sizes (bases) into ranges of at most `max_pairs`
 /// pairs and about `max_bases` bases (a longer pair gets a range of its
-/// own), each with its bases.
+/// own), each with its bases. Lazy: a run queues its first jobs before the
+/// last pairs' lengths are read.
 pub(crate) fn chunks(
     sizes: impl Iterator<Item = usize>,
     max_pairs: usize,
     max_bases: u64,
-) -> Vec<(std::ops::Range<usize>, u64)> {
-    let mut out = Vec::new();
-    let mut start = 0;
-    let mut bases = 0u64;
-    let mut n = 0;
-    for (i, size) in sizes.enumerate() {
-        let b = size as u64;
-        if i > start && (i - start >= max_pairs || bases + b > max_bases) {
-            out.push((start..i, bases));
-            start = i;
-            bases = 0;
+) -> impl Iterator<Item = (std::ops::Range<usize>, u64)> {
+    let mut sizes = sizes.enumerate().peekable();
+    std::iter::from_fn(move || {
+        let (start, first) = sizes.next()?;
+        let mut bases = first as u64;
+        let mut end = start + 1;
+        while let Some(&(i, size)) = sizes.peek() {
+            if i - start >= max_pairs || bases + size as u64 > max_bases {
+                break;
+            }
+            bases += size as u64;
+            end = i + 1;
+            sizes.next();
         }
-        bases += b;
-        n = i + 1;
-    }
-    if start < n {
-        out.push((start..n, bases));
-    }
-    out
+        Some((start..end, bases))
+    })
 }
 
 /// The status a result reports to C callers, `wavefront_align`'s return
@@ -594,7 +603,7 @@ mod tests {
     #[test]
     fn chunking_covers_every_pair_once() {
         let size = |i: usize| i % 37 + i % 11;
-        let ranges = chunks((0..1_000).map(size), 64, 500);
+        let ranges: Vec<_> = chunks((0..1_000).map(size), 64, 500).collect();
         let mut next = 0;
         for (r, bases) in &ranges {
             assert_eq!(r.start, next);

@@ -138,20 +138,35 @@ pub struct WfaJob {
     pub attributes: AlignerAttributes,
     pub pairs: Arc<dyn PairSource>,
     pub range: Range<usize>,
+    /// Bases in the job (patterns and texts), the scheduler's rough measure
+    /// of its cost.
+    pub bases: u64,
     /// Whether the router allows a device to take this job.
     pub gpu: bool,
 }
 
 impl WfaJob {
-    /// Bases in the job, the scheduler's rough measure of its cost.
-    pub fn bases(&self) -> u64 {
-        self.range
+    /// A job of pairs `range` of `pairs`, its bases counted.
+    pub fn new(
+        attributes: AlignerAttributes,
+        pairs: Arc<dyn PairSource>,
+        range: Range<usize>,
+        gpu: bool,
+    ) -> Self {
+        let bases = range
             .clone()
             .map(|i| {
-                let (p, t) = self.pairs.lengths(i);
+                let (p, t) = pairs.lengths(i);
                 (p + t) as u64
             })
-            .sum()
+            .sum();
+        WfaJob {
+            attributes,
+            pairs,
+            range,
+            bases,
+            gpu,
+        }
     }
 }
 
@@ -198,7 +213,7 @@ impl Job for WfaJob {
     }
 
     fn cost(&self) -> u64 {
-        self.bases()
+        self.bases
     }
 }
 
@@ -235,8 +250,8 @@ fn device_runners() -> Vec<Box<dyn BatchRunner<WfaJob>>> {
 
 /// Most bases one device batch holds: enough pairs to fill a GPU with
 /// workers (about 110,000 pairs of 150 bp, 1,600 of 10 kbp), small enough
-/// that a GPU's two streams take turns (one packs and decodes on the host
-/// while the other's kernel runs). 16 M bases measured no different on an
+/// that a GPU's streams take turns (one packs and decodes on the host while
+/// another's kernel runs). 16 M bases measured no different on an
 /// H200 (BENCHMARKS.md).
 pub const DEVICE_BATCH_BASES: u64 = 32 << 20;
 
@@ -410,12 +425,7 @@ mod tests {
         set.push(b"GATTACA", b"GATTACA");
         set.push(b"", b"");
         let attributes = AlignerAttributes::default();
-        let job = WfaJob {
-            attributes,
-            pairs: Arc::new(set.clone()),
-            range: 0..set.len(),
-            gpu: false,
-        };
+        let job = WfaJob::new(attributes, Arc::new(set.clone()), 0..set.len(), false);
         let results = job.run_cpu();
         for (i, result) in results.iter().enumerate() {
             let mut aligner = Aligner::new(&attributes).unwrap();

@@ -87,12 +87,7 @@ pub(super) fn offload(w: &mut wavefront_aligner_t, s: &mut State) -> Option<c_in
     }
     let mut pairs = PairSet::with_capacity(1, plen + tlen);
     pairs.push(&s.pattern, &s.text);
-    let job = WfaJob {
-        attributes,
-        pairs: Arc::new(pairs),
-        range: 0..1,
-        gpu: true,
-    };
+    let job = WfaJob::new(attributes, Arc::new(pairs), 0..1, true);
     let result = match scheduler.submit(job) {
         Ok(mut results) if results.len() == 1 => results.pop()?,
         Ok(_) => return None,

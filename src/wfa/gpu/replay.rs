@@ -8,6 +8,11 @@
 //! re-extending each M cell recovers every offset, and with those offsets the
 //! CPU backtrace loop below runs as it does on the CPU, stopping and padding
 //! the ends exactly where it does.
+//!
+//! The kernel runs this replay itself (`wfa_replay` in kernels/wfa.cu, a
+//! line-for-line twin of [`runs`]) and returns run-length operations, so the
+//! host only expands them ([`expand`]); the host replays a path only where
+//! the kernel had no room to. Keep the two in step.
 
 use super::plan::{METRIC_EDIT, METRIC_INDEL, Params, TAG_D_EXT, TAG_I_EXT, TAG_I_OPEN, TAG_X};
 
@@ -16,6 +21,19 @@ enum Mat {
     M,
     I,
     D,
+}
+
+/// The operation byte of each run code: a run is `count << 2 | code`.
+pub const RUN_OPS: [u8; 4] = *b"MXID";
+const RUN_M: u32 = 0;
+const RUN_X: u32 = 1;
+const RUN_I: u32 = 2;
+const RUN_D: u32 = 3;
+
+/// Most runs a walk of `tags` tags replays to: the two end paddings, an M
+/// run and an operation per tag, and the last M, D and I runs.
+pub fn max_runs(tags: usize) -> usize {
+    2 * tags + 5
 }
 
 /// A pair as the kernel read it: 2-bit codes, packed as `plan::pack_le`
@@ -68,26 +86,26 @@ fn run_length(pair: &PackedPair<'_>, v: i32, h: i32) -> i32 {
     limit.max(0)
 }
 
-/// One state of the path: the matrix, diagonal and score it is in, and (for
-/// M) its offset before and after extension.
-#[derive(Clone, Copy)]
-struct State {
-    mat: Mat,
-    k: i32,
-    score: i32,
-    pre: i32,
-    out: i32,
+/// What a tag does: the matrix it leads to, its step in diagonals and its
+/// cost; `None` for a tag the metric cannot produce.
+#[inline]
+fn step(tag: u8, linear: bool, (dx, dopen, dext): (i32, i32, i32)) -> Option<(Mat, i32, i32)> {
+    match tag {
+        TAG_X => Some((Mat::M, 0, dx)),
+        TAG_I_OPEN => Some((Mat::M, -1, dopen)),
+        TAG_I_EXT if !linear => Some((Mat::I, -1, dext)),
+        super::plan::TAG_D_OPEN => Some((Mat::M, 1, dopen)),
+        TAG_D_EXT if !linear => Some((Mat::D, 1, dext)),
+        _ => None,
+    }
 }
 
-/// Working memory of [`operations`], kept per thread: a batch replays
-/// thousands of pairs on each pool thread, so the path states and the
-/// operations (reserved at their largest possible size) are built in
-/// buffers that stay warm, and a pair costs one allocation of exactly its
-/// operations.
+/// Working memory of [`operations`], kept per thread so that a pair costs
+/// one allocation of exactly its operations.
 #[derive(Default)]
 struct Scratch {
-    states: Vec<State>,
-    ops: Vec<u8>,
+    pre: Vec<i32>,
+    runs: Vec<u32>,
 }
 
 thread_local! {
@@ -107,50 +125,59 @@ pub fn operations(
 ) -> Option<Vec<u8>> {
     SCRATCH.with(|scratch| {
         let scratch = &mut *scratch.borrow_mut();
-        scratch.states.clear();
-        scratch.ops.clear();
-        replay(p, pair, (end_score, end_k, end_offset), path, scratch)?;
-        // Built end first: the exact-size result, in order.
-        Some(scratch.ops.iter().rev().copied().collect())
+        runs(
+            p,
+            pair,
+            (end_score, end_k, end_offset),
+            path,
+            &mut scratch.pre,
+            &mut scratch.runs,
+        )?;
+        let most = (pair.pattern_len + pair.text_len).max(0) as usize;
+        expand(scratch.runs.iter().copied(), most)
     })
 }
 
-/// Fills `scratch.ops` with the operations, last first.
-fn replay(
+/// The operations of runs listed last first (as [`runs`] and the kernel
+/// write them), in order; `None` if they add up to more than `most`
+/// operations (no alignment of the pair has more: a corrupt list).
+pub fn expand(runs: impl DoubleEndedIterator<Item = u32> + Clone, most: usize) -> Option<Vec<u8>> {
+    let total = runs.clone().try_fold(0usize, |sum, run| {
+        Some(sum + (run >> 2) as usize).filter(|&s| s <= most)
+    })?;
+    let mut ops = Vec::with_capacity(total);
+    for run in runs.rev() {
+        ops.resize(ops.len() + (run >> 2) as usize, RUN_OPS[(run & 3) as usize]);
+    }
+    Some(ops)
+}
+
+/// Fills `out` with the pair's operations as runs (`count << 2 | code`,
+/// codes indexing [`RUN_OPS`]), last first, at most [`max_runs`] of them.
+/// `pre` is working memory: the offset of each state of the path before its
+/// extension (the kernel keeps it in its score table, which the walk no
+/// longer needs).
+pub fn runs(
     p: &Params,
     pair: &PackedPair<'_>,
     (end_score, end_k, end_offset): (i32, i32, i32),
     path: &[u8],
-    scratch: &mut Scratch,
+    pre: &mut Vec<i32>,
+    out: &mut Vec<u32>,
 ) -> Option<()> {
     let (plen, tlen) = (pair.pattern_len, pair.text_len);
     let n = path.len();
     let linear = p.metric != super::plan::METRIC_AFFINE;
-    let (dx, dopen, dext) = if p.metric == METRIC_EDIT || p.metric == METRIC_INDEL {
+    let costs = if p.metric == METRIC_EDIT || p.metric == METRIC_INDEL {
         (1, 1, 1)
     } else {
         (p.mismatch, p.open, p.extension)
     };
-    // States along the path, end first.
-    let states = &mut scratch.states;
-    states.reserve(n + 1);
+    // State i is the path after its first i tags (state 0 the end cell).
+    // Where the walk arrives, and that it arrives at score 0 in M.
     let (mut m, mut k, mut s) = (Mat::M, end_k, end_score);
     for &tag in path {
-        states.push(State {
-            mat: m,
-            k,
-            score: s,
-            pre: 0,
-            out: 0,
-        });
-        let (next, dk, ds) = match tag {
-            TAG_X => (Mat::M, 0, dx),
-            TAG_I_OPEN => (Mat::M, -1, dopen),
-            TAG_I_EXT if !linear => (Mat::I, -1, dext),
-            super::plan::TAG_D_OPEN => (Mat::M, 1, dopen),
-            TAG_D_EXT if !linear => (Mat::D, 1, dext),
-            _ => return None,
-        };
+        let (next, dk, ds) = step(tag, linear, costs)?;
         m = next;
         k += dk;
         s -= ds;
@@ -158,80 +185,85 @@ fn replay(
     if m != Mat::M || s != 0 {
         return None;
     }
-    // Offsets forward from score 0: `pre` is an M cell before extension (the
-    // backtrace's source offset), `out` what later cells read.
-    let pre0 = k.max(0);
-    states.push(State {
-        mat: m,
-        k,
-        score: s,
-        pre: pre0,
-        out: pre0 + run_length(pair, pre0 - k, pre0),
-    });
+    // Offsets forward from score 0: `pre[i]` is state i's offset before
+    // extension (the backtrace's source offset in M), `reach` what the
+    // state before it reads.
+    pre.clear();
+    pre.resize(n + 1, 0);
+    let mut value = k.max(0);
+    pre[n] = value;
+    let mut reach = value + run_length(pair, value - k, value);
     for i in (0..n).rev() {
-        let value = match path[i] {
-            TAG_X | TAG_I_OPEN | TAG_I_EXT => states[i + 1].out + 1,
-            _ => states[i + 1].out,
+        let tag = path[i];
+        k -= step(tag, linear, costs)?.1;
+        value = if matches!(tag, TAG_X | TAG_I_OPEN | TAG_I_EXT) {
+            reach + 1
+        } else {
+            reach
         };
-        let st = &mut states[i];
-        st.pre = value;
-        st.out = if st.mat == Mat::M {
-            value + run_length(pair, value - st.k, value)
+        pre[i] = value;
+        let mat = if i == 0 {
+            Mat::M
+        } else {
+            step(path[i - 1], linear, costs)?.0
+        };
+        reach = if mat == Mat::M {
+            value + run_length(pair, value - k, value)
         } else {
             value
         };
     }
-    if states[0].out != end_offset {
+    if reach != end_offset {
         return None;
     }
     // The CPU backtrace loop (`backtrace::affine` / `backtrace::linear`).
-    let ops = &mut scratch.ops;
-    ops.reserve((plen + tlen) as usize);
-    let push_n = |ops: &mut Vec<u8>, op: u8, n: i32| {
-        ops.resize(ops.len() + n.max(0) as usize, op);
+    out.clear();
+    let mut emit = |code: u32, count: i32| {
+        if count > 0 {
+            out.push((count as u32) << 2 | code);
+        }
     };
     let mut offset = end_offset;
     let mut k = end_k;
     let mut v = offset - k;
     let mut h = offset;
     if v < plen {
-        push_n(ops, b'D', plen - v);
+        emit(RUN_D, plen - v);
     }
     if h < tlen {
-        push_n(ops, b'I', tlen - h);
+        emit(RUN_I, tlen - h);
     }
-    let mut i = 0;
-    let mut m = Mat::M;
-    while v > 0 && h > 0 && states[i].score > 0 {
+    let (mut i, mut m, mut s) = (0, Mat::M, end_score);
+    while v > 0 && h > 0 && s > 0 {
         if i == n {
             return None;
         }
         if m == Mat::M {
-            let src = states[i].pre;
-            push_n(ops, b'M', offset - src);
-            offset = src;
+            let source = pre[i];
+            emit(RUN_M, offset - source);
+            offset = source;
             v = offset - k;
             h = offset;
             if v <= 0 || h <= 0 {
                 break;
             }
         }
-        match path[i] {
+        let tag = path[i];
+        let (next, dk, ds) = step(tag, linear, costs)?;
+        match tag {
             TAG_X => {
-                ops.push(b'X');
+                emit(RUN_X, 1);
                 offset -= 1;
             }
             TAG_I_OPEN | TAG_I_EXT => {
-                ops.push(b'I');
-                k -= 1;
+                emit(RUN_I, 1);
                 offset -= 1;
             }
-            _ => {
-                ops.push(b'D');
-                k += 1;
-            }
+            _ => emit(RUN_D, 1),
         }
-        m = states[i + 1].mat;
+        k += dk;
+        s -= ds;
+        m = next;
         i += 1;
         v = offset - k;
         h = offset;
@@ -239,12 +271,12 @@ fn replay(
     if m == Mat::M {
         if v > 0 && h > 0 {
             let n = v.min(h);
-            push_n(ops, b'M', n);
+            emit(RUN_M, n);
             v -= n;
             h -= n;
         }
-        push_n(ops, b'D', v);
-        push_n(ops, b'I', h);
+        emit(RUN_D, v);
+        emit(RUN_I, h);
     }
     Some(())
 }
@@ -253,6 +285,23 @@ fn replay(
 mod tests {
     use super::*;
     use crate::wfa::gpu::plan;
+
+    /// Runs come last first and expand in order; a list longer than the
+    /// pair could align to is refused, not allocated.
+    #[test]
+    fn runs_expand_in_order_and_are_bounded() {
+        let runs = [
+            3 << 2 | RUN_I,
+            1 << 2 | RUN_X,
+            2 << 2 | RUN_M,
+            1 << 2 | RUN_D,
+        ];
+        let ops = expand(runs.iter().copied(), 7).expect("7 operations fit");
+        assert_eq!(ops, b"DMMXIII");
+        assert_eq!(expand(runs.iter().copied(), 6), None);
+        assert_eq!(expand([u32::MAX].into_iter(), 100), None);
+        assert_eq!(expand(std::iter::empty(), 0), Some(Vec::new()));
+    }
 
     /// The packed run length equals a byte-by-byte count at every pair of
     /// positions, whatever bytes follow each packed sequence (the staging

@@ -30,10 +30,11 @@ const DESC_BYTES: usize = 40;
 const RESULT_HEADER: usize = 32;
 /// Where the descriptors start (parameters and counters come first).
 const DESCS_AT: usize = 128;
-/// The kernel's two counters (`u32`): the next pair, the path area's bytes
-/// taken.
+/// The kernel's three counters (`u32`): the next pair, the path area's
+/// bytes taken, the runs area's words taken.
 const COUNTER_AT: usize = PARAMS_BYTES;
 const PATH_USED_AT: usize = COUNTER_AT + 4;
+const RUNS_USED_AT: usize = COUNTER_AT + 8;
 /// Largest arena. Only its I/O part (at most a quarter: descriptors,
 /// packed pairs, results) is mirrored in pinned host memory, up to
 /// `MAX_HOST`; the workers' wavefront memory stays on the device.
@@ -84,6 +85,9 @@ pub struct Counters {
     /// bug if ever non-zero).
     pub replay_failures: AtomicU64,
     pub launches: AtomicU64,
+    /// Finished pairs whose walk the host replayed (the kernel's runs area
+    /// had no room for it, or the runner asked the host to).
+    pub replayed_on_host: AtomicU64,
 }
 
 pub static COUNTERS: Counters = Counters {
@@ -92,10 +96,12 @@ pub static COUNTERS: Counters = Counters {
     routed_to_cpu: AtomicU64::new(0),
     replay_failures: AtomicU64::new(0),
     launches: AtomicU64::new(0),
+    replayed_on_host: AtomicU64::new(0),
 };
 
-/// A snapshot of [`COUNTERS`]: (on GPU, rescued, routed to CPU, replay failures, launches).
-pub fn counters() -> (u64, u64, u64, u64, u64) {
+/// A snapshot of [`COUNTERS`]: (on GPU, rescued, routed to CPU, replay
+/// failures, launches, replayed on the host).
+pub fn counters() -> (u64, u64, u64, u64, u64, u64) {
     let l = |c: &AtomicU64| c.load(Ordering::Relaxed);
     (
         l(&COUNTERS.on_gpu),
@@ -103,6 +109,7 @@ pub fn counters() -> (u64, u64, u64, u64, u64) {
         l(&COUNTERS.routed_to_cpu),
         l(&COUNTERS.replay_failures),
         l(&COUNTERS.launches),
+        l(&COUNTERS.replayed_on_host),
     )
 }
 
@@ -115,9 +122,12 @@ pub struct WfaRunner {
     kernel: Kernel,
     arena: Arena,
     lane: usize,
-    /// Path area bytes per pair the last launch used, with room to spare:
+    /// Runs area bytes per pair the last launch used, with room to spare:
     /// that much is copied back with the results, the rest on demand.
-    path_bytes_per_pair: usize,
+    runs_bytes_per_pair: usize,
+    /// Whether the kernel leaves the replay of its walks to the host (the
+    /// fallback for walks its runs area has no room for; tests force it).
+    host_replay: bool,
 }
 
 /// One pair of a launch: which job and pair, and where its bytes go.
@@ -196,8 +206,15 @@ impl WfaRunner {
             kernel,
             arena,
             lane,
-            path_bytes_per_pair: 64,
+            runs_bytes_per_pair: 256,
+            host_replay: false,
         })
+    }
+
+    /// Makes the kernel leave every walk's replay to the host, the path
+    /// taken where its runs area has no room (for testing that path).
+    pub fn replay_on_host(&mut self, yes: bool) {
+        self.host_replay = yes;
     }
 
     fn run(&mut self, jobs: &[WfaJob]) -> Result<Vec<Option<Vec<PairResult>>>, DeviceError> {
@@ -324,10 +341,14 @@ impl WfaRunner {
     }
 
     /// Bytes a pair of `bases` bases (pattern and text) takes in the I/O
-    /// part, at most: its descriptor, packed sequences, result slot and
-    /// alignment padding.
+    /// part, at most: its descriptor, packed sequences, result slot, path
+    /// tags, runs and alignment padding.
     fn io_bytes(bases: usize) -> usize {
-        DESC_BYTES + 4 * (plan::packed_words(bases) + 2) + align16(RESULT_HEADER + bases + 16) + 64
+        DESC_BYTES
+            + 4 * (plan::packed_words(bases) + 2)
+            + align16(RESULT_HEADER + bases + 16)
+            + align16(bases + 16)
+            + 64
     }
 
     /// Threads per worker: a power of two from 32 to 256 (the kernel's
@@ -434,7 +455,7 @@ impl WfaRunner {
         let mut io_at = 0;
         for pairs in [first, second] {
             if !pairs.is_empty() {
-                let part = Part::lay_out(jobs, pairs, io_at, full, pen);
+                let part = Part::lay_out(jobs, pairs, io_at, full, pen, !self.host_replay);
                 io_at = part.end;
                 parts.push(part);
             }
@@ -516,7 +537,7 @@ impl WfaRunner {
         let staging = self.arena.staging_part(io_at..inputs_end)?;
         let (head, after_descs) = staging.split_at_mut(DESCS_AT + DESC_BYTES * part.placed.len());
         head[..PARAMS_BYTES].copy_from_slice(&params.to_le_bytes());
-        head[COUNTER_AT..PATH_USED_AT + 4].fill(0);
+        head[COUNTER_AT..RUNS_USED_AT + 4].fill(0);
         let descs = &mut head[DESCS_AT..];
         // One disjoint slice of the inputs per pair: its packed pattern and
         // text.
@@ -581,18 +602,20 @@ impl WfaRunner {
                 Arg::U64(shape.code_budget as u64),
                 Arg::Offset(part.paths.at),
                 Arg::U64(part.paths.bytes as u64),
+                Arg::Offset(part.runs.at),
+                Arg::U64((part.runs.bytes / 4) as u64),
             ],
         )?;
         COUNTERS.launches.fetch_add(1, Ordering::Relaxed);
         self.arena
-            .download(io_at + COUNTER_AT..io_at + PATH_USED_AT + 4)?;
+            .download(io_at + COUNTER_AT..io_at + RUNS_USED_AT + 4)?;
         self.arena.download(part.inputs_end..part.results_end)?;
-        // The path tags the kernel is expected to write (the last launch's
-        // bytes per pair, with room to spare), in the same round trip; the
-        // rest, if any, is fetched once the count is known.
-        let guess = (self.path_bytes_per_pair * part.placed.len()).min(part.paths.bytes);
+        // The runs the kernel is expected to write (the last launch's bytes
+        // per pair, with room to spare), in the same round trip; the rest,
+        // if any, is fetched once the count is known.
+        let guess = (self.runs_bytes_per_pair * part.placed.len()).min(part.runs.bytes);
         if guess > 0 {
-            self.arena.download(part.paths.at..part.paths.at + guess)?;
+            self.arena.download(part.runs.at..part.runs.at + guess)?;
         }
         let fence = self.arena.fence()?;
         Ok(Submitted {
@@ -617,32 +640,49 @@ impl WfaRunner {
         let waited = std::time::Instant::now();
         self.arena.wait(submitted.fence)?;
         let full = params.full != 0;
-        let used = if full {
+        let (paths_used, runs_used) = if full {
             let counters = self.arena.staging_part(part.io_at..part.io_at + DESCS_AT)?;
-            (i32_at(counters, PATH_USED_AT) as u32 as usize).min(part.paths.bytes)
+            (
+                (i32_at(counters, PATH_USED_AT) as u32 as usize).min(part.paths.bytes),
+                (4 * (i32_at(counters, RUNS_USED_AT) as u32 as usize)).min(part.runs.bytes),
+            )
         } else {
-            0
+            (0, 0)
         };
-        if used > submitted.guess {
+        // The rest of the runs, and the path tags if any walk is left to the
+        // host: one more round trip.
+        let mut more = false;
+        if runs_used > submitted.guess {
             self.arena
-                .download(part.paths.at + submitted.guess..part.paths.at + used)?;
+                .download(part.runs.at + submitted.guess..part.runs.at + runs_used)?;
+            more = true;
+        }
+        if full && self.any_left_to_host(part)? {
+            self.arena
+                .download(part.paths.at..part.paths.at + paths_used)?;
+            more = true;
+        }
+        if more {
             let fence = self.arena.fence()?;
             self.arena.wait(fence)?;
         }
         if full && !part.placed.is_empty() {
-            let per_pair = used / part.placed.len();
-            self.path_bytes_per_pair = per_pair + per_pair / 4 + 8;
+            let per_pair = runs_used / part.placed.len();
+            self.runs_bytes_per_pair = per_pair + per_pair / 4 + 16;
         }
         let device = waited.elapsed();
         let decoding = std::time::Instant::now();
         let staging: &[u8] = self.arena.staging_part(part.io_at..part.end)?;
         let base = part.io_at;
-        let path_area = &staging[part.paths.at - base..part.paths.at - base + used];
+        let areas = Areas {
+            paths: &staging[part.paths.at - base..part.paths.at - base + paths_used],
+            runs: &staging[part.runs.at - base..part.runs.at - base + runs_used],
+        };
         let decoded: Vec<Decoded> = crate::engine::cpu::install_for_devices(|| {
             use rayon::prelude::*;
             part.placed
                 .par_iter()
-                .map(|p| decode(staging, base, path_area, p, params, pen))
+                .map(|p| decode(staging, base, &areas, p, params, pen))
                 .collect()
         });
         let mut short = Vec::new();
@@ -674,6 +714,18 @@ impl WfaRunner {
     }
 }
 
+impl WfaRunner {
+    /// Whether a pair of the part finished with its walk not replayed by
+    /// the kernel (its results are in the staging buffer).
+    fn any_left_to_host(&mut self, part: &Part) -> Result<bool, DeviceError> {
+        let staging = self.arena.staging_part(part.inputs_end..part.results_end)?;
+        Ok(part.placed.iter().any(|p| {
+            let r = p.result - part.inputs_end;
+            i32_at(staging, r) == 1 && i32_at(staging, r + 28) < 0
+        }))
+    }
+}
+
 /// A launch's shape, shared by its parts: workers and their memory.
 struct Shape {
     workers: usize,
@@ -690,7 +742,7 @@ struct Shape {
 
 /// One part of a launch and its place in the arena's I/O area: its own
 /// parameters, counters and descriptors at `io_at`, then packed inputs,
-/// result slots and path area, up to `end`.
+/// result slots, path area and runs area, up to `end`.
 struct Part {
     placed: Vec<Placed>,
     io_at: usize,
@@ -698,6 +750,7 @@ struct Part {
     inputs_end: usize,
     results_end: usize,
     paths: Paths,
+    runs: Paths,
     end: usize,
     max_score: i32,
 }
@@ -709,6 +762,7 @@ impl Part {
         io_at: usize,
         full: bool,
         pen: &WfPenalties,
+        replay_on_device: bool,
     ) -> Part {
         let mut placed = Vec::with_capacity(pairs.len());
         let mut at = align16(io_at + DESCS_AT + DESC_BYTES * pairs.len());
@@ -746,13 +800,26 @@ impl Part {
             at: align16(at),
             bytes: placed.iter().map(|p| p.path_cap).sum(),
         };
+        // Runs take as many bytes as the tags' longest walks: a walk of n
+        // tags takes at most 4 (2n + 5) bytes of runs, but walks come far
+        // shorter than their cap (a few dozen tags for 1 kbp pairs at 2 %,
+        // against 2,016). A walk that finds no room is replayed on the host.
+        let runs = Paths {
+            at: align16(paths.at + paths.bytes),
+            bytes: if replay_on_device {
+                paths.bytes / 4 * 4
+            } else {
+                0
+            },
+        };
         Part {
             placed,
             io_at,
             inputs_end,
             results_end: at,
-            end: align16(paths.at + paths.bytes).next_multiple_of(256),
+            end: align16(runs.at + runs.bytes).next_multiple_of(256),
             paths,
+            runs,
             max_score,
         }
     }
@@ -806,19 +873,25 @@ enum Decoded {
     NotPackable,
 }
 
-/// Where a launch's path area is in the arena, and its size.
+/// Where a launch's path or runs area is in the arena, and its size.
 struct Paths {
     at: usize,
     bytes: usize,
 }
 
+/// The parts of a part's path and runs areas the kernel used, as copied
+/// back.
+struct Areas<'a> {
+    paths: &'a [u8],
+    runs: &'a [u8],
+}
+
 /// One pair's result slot. `staging` is the part's I/O range, which starts
-/// at arena offset `base`; `path_area` is the part of its path area the
-/// kernel used.
+/// at arena offset `base`.
 fn decode(
     staging: &[u8],
     base: usize,
-    path_area: &[u8],
+    areas: &Areas<'_>,
     p: &Placed,
     params: &Params,
     pen: &WfPenalties,
@@ -838,13 +911,32 @@ fn decode(
         i32_at(staging, r + 12),
     );
     let (plen, tlen) = (p.plen as i32, p.tlen as i32);
-    let operations = if params.full != 0 {
+    let most = p.plen + p.tlen;
+    let runs = usize::try_from(i32_at(staging, r + 28)).ok().and_then(|n| {
+        let at = 4 * usize::try_from(i32_at(staging, r + 24)).ok()?;
+        areas.runs.get(at..at.checked_add(4 * n)?)
+    });
+    let operations = if params.full == 0 {
+        Vec::new()
+    } else if let Some(runs) = runs {
+        let runs = runs
+            .chunks_exact(4)
+            .map(|b| u32::from_le_bytes([b[0], b[1], b[2], b[3]]));
+        match replay::expand(runs, most) {
+            Some(ops) => ops,
+            None => {
+                COUNTERS.replay_failures.fetch_add(1, Ordering::Relaxed);
+                return Decoded::GivenUp;
+            }
+        }
+    } else {
+        COUNTERS.replayed_on_host.fetch_add(1, Ordering::Relaxed);
         let n = usize::try_from(i32_at(staging, r + 16)).unwrap_or(usize::MAX);
         let at = usize::try_from(i32_at(staging, r + 20)).unwrap_or(usize::MAX);
         let Some(path) = at
             .checked_add(n)
             .filter(|_| n <= p.path_cap)
-            .and_then(|end| path_area.get(at..end))
+            .and_then(|end| areas.paths.get(at..end))
         else {
             COUNTERS.replay_failures.fetch_add(1, Ordering::Relaxed);
             return Decoded::GivenUp;
@@ -865,8 +957,6 @@ fn decode(
                 return Decoded::GivenUp;
             }
         }
-    } else {
-        Vec::new()
     };
     Decoded::Done(PairResult {
         outcome: Ok(AlignStatus::Successful),

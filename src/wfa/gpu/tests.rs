@@ -93,6 +93,11 @@ fn model_result(attributes: &AlignerAttributes, pattern: &[u8], text: &[u8]) -> 
                     text: &tp,
                     text_len: tlen,
                 };
+                // The kernel reserves `max_runs` for a walk's runs.
+                let (mut pre, mut runs) = (Vec::new(), Vec::new());
+                replay::runs(&p, &pair, (score, k, offset), &path, &mut pre, &mut runs)
+                    .expect("the walk replays");
+                assert!(runs.len() <= replay::max_runs(path.len()));
                 replay::operations(&p, &pair, score, k, offset, &path).expect("the walk replays")
             } else {
                 Vec::new()
