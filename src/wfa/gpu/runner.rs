@@ -130,6 +130,22 @@ pub struct WfaRunner {
     host_replay: bool,
 }
 
+/// A pair the kernel takes: its job, its place in the job, and its lengths
+/// (read once per batch from the job's pairs).
+#[derive(Clone, Copy)]
+struct Taken {
+    job: usize,
+    slot: usize,
+    plen: usize,
+    tlen: usize,
+}
+
+impl Taken {
+    fn bases(&self) -> usize {
+        self.plen + self.tlen
+    }
+}
+
 /// One pair of a launch: which job and pair, and where its bytes go.
 struct Placed {
     job: usize,
@@ -229,69 +245,56 @@ impl WfaRunner {
                 None => groups.push((job.attributes, vec![i])),
             }
         }
-        // Which pairs the kernel takes by their lengths (their bytes are
-        // checked as they are packed).
-        let takes: Vec<Vec<bool>> = jobs
-            .iter()
-            .map(|job| {
-                let params = Params::new(&job.attributes).ok();
-                job.range
-                    .clone()
-                    .map(|pair| {
-                        let (plen, tlen) = job.pairs.lengths(pair);
-                        params.is_some_and(|params| params.takes_lengths(plen, tlen))
-                    })
-                    .collect()
-            })
-            .collect();
-        let checked = started.elapsed();
         let budget =
             (self.arena.capacity() / 4).min(self.arena.host_capacity().saturating_sub(HOST_SLACK));
+        let mut on_cpu = 0;
+        let mut checked = std::time::Duration::ZERO;
         for (attributes, members) in &groups {
-            // A configuration the kernel does not take has no pairs here
-            // (they were all routed to the CPU by `takes`).
-            let (Ok(params), Ok(pen)) = (
-                Params::new(attributes),
-                WfPenalties::from_client(&attributes.penalties),
-            ) else {
+            let group_started = std::time::Instant::now();
+            // The pairs the kernel takes by their lengths (their bytes are
+            // checked as they are packed), each pair's lengths read here
+            // once; a configuration the kernel does not take has none.
+            let config = Params::new(attributes)
+                .ok()
+                .zip(WfPenalties::from_client(&attributes.penalties).ok());
+            let mut taken: Vec<Taken> = Vec::new();
+            for &j in members {
+                let job = &jobs[j];
+                for (slot, pair) in job.range.clone().enumerate() {
+                    let (plen, tlen) = job.pairs.lengths(pair);
+                    if config.is_some_and(|(params, _)| params.takes_lengths(plen, tlen)) {
+                        taken.push(Taken {
+                            job: j,
+                            slot,
+                            plen,
+                            tlen,
+                        });
+                    } else {
+                        on_cpu += 1;
+                    }
+                }
+            }
+            let Some((params, pen)) = config else {
                 continue;
             };
             // Similar lengths share a launch (its block size and ring width
             // follow its longest pair): sorted by length, cut where the block
             // size changes, then by the I/O budget.
-            let mut taken: Vec<(usize, usize, usize)> = Vec::new();
-            for &j in members {
-                let job = &jobs[j];
-                for (slot, pair) in job.range.clone().enumerate() {
-                    if takes[j][slot] {
-                        let (plen, tlen) = job.pairs.lengths(pair);
-                        taken.push((j, slot, plen + tlen));
-                    }
-                }
-            }
-            let block = Self::default_block;
-            if let Some(&(_, _, first)) = taken.first()
-                && taken
-                    .iter()
-                    .any(|&(_, _, bases)| block(bases) != block(first))
+            let block = |t: &Taken| Self::default_block(t.bases());
+            if let Some(first) = taken.first()
+                && taken.iter().any(|t| block(t) != block(first))
             {
-                taken.sort_unstable_by_key(|&(_, _, bases)| bases);
+                taken.sort_unstable_by_key(Taken::bases);
             }
-            for same_block in taken.chunk_by(|a, b| block(a.2) == block(b.2)) {
-                let io = same_block
-                    .iter()
-                    .map(|&(_, _, bases)| Self::io_bytes(bases));
+            checked += group_started.elapsed();
+            for same_block in taken.chunk_by(|a, b| block(a) == block(b)) {
+                let io = same_block.iter().map(|t| Self::io_bytes(t.bases()));
                 for (range, _) in crate::wfa::batch::chunks(io, usize::MAX, budget as u64) {
-                    let chunk: Vec<(usize, usize)> = same_block[range]
-                        .iter()
-                        .map(|&(j, slot, _)| (j, slot))
-                        .collect();
-                    self.launch_all(params, &pen, jobs, &chunk, &mut results)?;
+                    self.launch_all(params, &pen, jobs, &same_block[range], &mut results)?;
                 }
             }
         }
         let launched = started.elapsed();
-        let on_cpu = takes.iter().flatten().filter(|&&t| !t).count();
         COUNTERS
             .routed_to_cpu
             .fetch_add(on_cpu as u64, Ordering::Relaxed);
@@ -334,7 +337,7 @@ impl WfaRunner {
             "wfa runner: {} jobs: checks {:.1} ms, launches {:.1} ms, rest {:.1} ms",
             jobs.len(),
             checked.as_secs_f64() * 1e3,
-            (launched - checked).as_secs_f64() * 1e3,
+            launched.saturating_sub(checked).as_secs_f64() * 1e3,
             (started.elapsed() - launched).as_secs_f64() * 1e3
         );
         Ok(results)
@@ -383,7 +386,7 @@ impl WfaRunner {
         params: Params,
         pen: &WfPenalties,
         jobs: &[WfaJob],
-        chunk: &[(usize, usize)],
+        chunk: &[Taken],
         results: &mut [Vec<Option<PairResult>>],
     ) -> Result<(), DeviceError> {
         let mut pending = chunk.to_vec();
@@ -418,21 +421,13 @@ impl WfaRunner {
         params: Params,
         pen: &WfPenalties,
         jobs: &[WfaJob],
-        chunk: &[(usize, usize)],
+        chunk: &[Taken],
         results: &mut [Vec<Option<PairResult>>],
         max_workers: usize,
-    ) -> Result<(Vec<(usize, usize)>, usize), DeviceError> {
+    ) -> Result<(Vec<Taken>, usize), DeviceError> {
         let began = std::time::Instant::now();
         let full = params.full != 0;
-        let max_bases = chunk
-            .iter()
-            .map(|&(job, slot)| {
-                let j = &jobs[job];
-                let (plen, tlen) = j.pairs.lengths(j.range.start + slot);
-                plen + tlen
-            })
-            .max()
-            .unwrap_or(0);
+        let max_bases = chunk.iter().map(Taken::bases).max().unwrap_or(0);
         // Workers: as many as the GPU keeps resident (more would only wait
         // for a free multiprocessor, with less memory each).
         let block = Self::block_size(max_bases);
@@ -636,7 +631,7 @@ impl WfaRunner {
         part: &Part,
         submitted: Submitted,
         results: &mut [Vec<Option<PairResult>>],
-    ) -> Result<Vec<(usize, usize)>, DeviceError> {
+    ) -> Result<Vec<Taken>, DeviceError> {
         let waited = std::time::Instant::now();
         self.arena.wait(submitted.fence)?;
         let full = params.full != 0;
@@ -695,7 +690,12 @@ impl WfaRunner {
                     results[p.job][slot] = Some(r);
                 }
                 Decoded::GivenUp => rescued += 1,
-                Decoded::ShortOfMemory => short.push((p.job, slot)),
+                Decoded::ShortOfMemory => short.push(Taken {
+                    job: p.job,
+                    slot,
+                    plen: p.plen,
+                    tlen: p.tlen,
+                }),
                 Decoded::NotPackable => routed += 1,
             }
         }
@@ -758,7 +758,7 @@ struct Part {
 impl Part {
     fn lay_out(
         jobs: &[WfaJob],
-        pairs: &[(usize, usize)],
+        pairs: &[Taken],
         io_at: usize,
         full: bool,
         pen: &WfPenalties,
@@ -767,10 +767,14 @@ impl Part {
         let mut placed = Vec::with_capacity(pairs.len());
         let mut at = align16(io_at + DESCS_AT + DESC_BYTES * pairs.len());
         let mut max_score = 1;
-        for &(job, slot) in pairs {
-            let j = &jobs[job];
-            let pair = j.range.start + slot;
-            let (plen, tlen) = j.pairs.lengths(pair);
+        for &Taken {
+            job,
+            slot,
+            plen,
+            tlen,
+        } in pairs
+        {
+            let pair = jobs[job].range.start + slot;
             let pattern = at;
             let text = pattern + align16(4 * plan::packed_words(plen));
             at = text + align16(4 * plan::packed_words(tlen));
