@@ -850,9 +850,9 @@ __device__ void wfa_align_pair(const WfaParams& p, unsigned char* base, const Wf
 // base: the arena. params: WfaParams. counter: u32[3], zero at launch: the
 // next pair, the path area's bytes taken, the runs area's words taken.
 // pairs: WfaPair[n_pairs]. path_area: path_bytes for the path tags.
-// runs_area: runs_words for the operations (none: the host replays). workers: worker_stride bytes per
-// block: the ring (unless it lives in dynamic shared memory), then
-// int4[max_scores], then codes.
+// runs_area: runs_words for the operations (none: the host replays).
+// workers: worker_stride bytes per block: the ring (unless it lives in
+// dynamic shared memory), then int4[max_scores], then codes.
 // Dynamic shared memory: the ring's spans, then the ring if it is there.
 // At most 256 threads a block; four such blocks per SM cap the registers at
 // 64 a thread: unbounded, the kernel took 107, which left the SMs a quarter

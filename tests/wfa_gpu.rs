@@ -230,6 +230,41 @@ fn scale(var: &str, default: f64) -> f64 {
         .unwrap_or(default)
 }
 
+/// Every metric the kernel takes, named.
+fn metrics() -> [(&'static str, Penalties); 5] {
+    [
+        ("indel", Penalties::Indel),
+        ("edit", Penalties::Edit),
+        (
+            "linear 0,4,2",
+            Penalties::GapLinear(LinearPenalties {
+                match_score: 0,
+                mismatch: 4,
+                indel: 2,
+            }),
+        ),
+        ("affine 4,6,2", affine(4, 6, 2)),
+        ("affine 2,3,1", affine(2, 3, 1)),
+    ]
+}
+
+/// Both spans, named.
+fn forms() -> [(&'static str, AlignmentForm); 2] {
+    [
+        ("end-to-end", AlignmentForm::END_TO_END),
+        (
+            "ends-free 10,10,10,10",
+            AlignmentForm {
+                span: AlignmentSpan::EndsFree,
+                pattern_begin_free: 10,
+                pattern_end_free: 10,
+                text_begin_free: 10,
+                text_end_free: 10,
+            },
+        ),
+    ]
+}
+
 /// GPU == CPU over the grid and every configuration the kernel takes.
 #[test]
 fn gpu_equals_cpu_on_the_grid() {
@@ -262,35 +297,8 @@ fn gpu_equals_cpu_on_the_grid() {
         }
     }
     // Every metric x span x scope x heuristic.
-    let metrics = [
-        ("indel", Penalties::Indel),
-        ("edit", Penalties::Edit),
-        (
-            "linear 0,4,2",
-            Penalties::GapLinear(LinearPenalties {
-                match_score: 0,
-                mismatch: 4,
-                indel: 2,
-            }),
-        ),
-        ("affine 4,6,2", affine(4, 6, 2)),
-        ("affine 2,3,1", affine(2, 3, 1)),
-    ];
-    let forms = [
-        ("end-to-end", AlignmentForm::END_TO_END),
-        (
-            "ends-free 10,10,10,10",
-            AlignmentForm {
-                span: AlignmentSpan::EndsFree,
-                pattern_begin_free: 10,
-                pattern_end_free: 10,
-                text_begin_free: 10,
-                text_end_free: 10,
-            },
-        ),
-    ];
-    for (mn, pen) in metrics {
-        for (fname, form) in forms {
+    for (mn, pen) in metrics() {
+        for (fname, form) in forms() {
             for (hn, h) in [
                 ("none", Heuristic::none()),
                 ("wf-adaptive", Heuristic::wfadaptive(10, 50, 1)),
@@ -370,30 +378,8 @@ fn host_replay_equals_cpu() {
     let mut rng = Rng(0x4057_2e91);
     let mut total = (0usize, 0usize);
     let before = counters();
-    let forms = [
-        AlignmentForm::END_TO_END,
-        AlignmentForm {
-            span: AlignmentSpan::EndsFree,
-            pattern_begin_free: 10,
-            pattern_end_free: 10,
-            text_begin_free: 10,
-            text_end_free: 10,
-        },
-    ];
-    for (mn, pen) in [
-        ("indel", Penalties::Indel),
-        ("edit", Penalties::Edit),
-        (
-            "linear 0,4,2",
-            Penalties::GapLinear(LinearPenalties {
-                match_score: 0,
-                mismatch: 4,
-                indel: 2,
-            }),
-        ),
-        ("affine 4,6,2", affine(4, 6, 2)),
-    ] {
-        for form in forms {
+    for (mn, pen) in metrics() {
+        for (fname, form) in forms() {
             let attr = attributes(
                 pen,
                 AlignmentScope::ComputeAlignment,
@@ -407,7 +393,7 @@ fn host_replay_equals_cpu() {
                 }
             }
             let jobs = jobs_of(attr, &pairs, 256);
-            let label = format!("host replay, {mn}, {form:?}");
+            let label = format!("host replay, {mn}, {fname}");
             tally(&mut runner, &label, &jobs, &mut total);
         }
     }

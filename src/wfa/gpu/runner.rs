@@ -669,7 +669,7 @@ impl WfaRunner {
         let decoding = std::time::Instant::now();
         let staging: &[u8] = self.arena.staging_part(part.io_at..part.end)?;
         let base = part.io_at;
-        let areas = Areas {
+        let areas = Copied {
             paths: &staging[part.paths.at - base..part.paths.at - base + paths_used],
             runs: &staging[part.runs.at - base..part.runs.at - base + runs_used],
         };
@@ -712,9 +712,6 @@ impl WfaRunner {
         );
         Ok(short)
     }
-}
-
-impl WfaRunner {
     /// Whether a pair of the part finished with its walk not replayed by
     /// the kernel (its results are in the staging buffer).
     fn any_left_to_host(&mut self, part: &Part) -> Result<bool, DeviceError> {
@@ -749,8 +746,8 @@ struct Part {
     /// The result slots follow the inputs, up to `results_end`.
     inputs_end: usize,
     results_end: usize,
-    paths: Paths,
-    runs: Paths,
+    paths: Area,
+    runs: Area,
     end: usize,
     max_score: i32,
 }
@@ -800,15 +797,15 @@ impl Part {
         }
         // The path area holds every pair's longest walk (the kernel takes
         // less: what the pair's score allows), so it never runs out.
-        let paths = Paths {
+        let paths = Area {
             at: align16(at),
             bytes: placed.iter().map(|p| p.path_cap).sum(),
         };
-        // Runs take as many bytes as the tags' longest walks: a walk of n
-        // tags takes at most 4 (2n + 5) bytes of runs, but walks come far
-        // shorter than their cap (a few dozen tags for 1 kbp pairs at 2 %,
-        // against 2,016). A walk that finds no room is replayed on the host.
-        let runs = Paths {
+        // The runs area is as large as the path area. A walk of n tags takes
+        // up to 4 (2n + 5) bytes of runs, but walks come far shorter than
+        // their room (a few dozen tags for 1 kbp pairs at 2 %, against
+        // 2,016); a walk that finds no room left is replayed on the host.
+        let runs = Area {
             at: align16(paths.at + paths.bytes),
             bytes: if replay_on_device {
                 paths.bytes / 4 * 4
@@ -877,15 +874,15 @@ enum Decoded {
     NotPackable,
 }
 
-/// Where a launch's path or runs area is in the arena, and its size.
-struct Paths {
+/// Where a part's path or runs area is in the arena, and its size.
+struct Area {
     at: usize,
     bytes: usize,
 }
 
-/// The parts of a part's path and runs areas the kernel used, as copied
-/// back.
-struct Areas<'a> {
+/// What the kernel used of a part's path and runs areas, as copied back
+/// (the path area only when a walk is left to the host).
+struct Copied<'a> {
     paths: &'a [u8],
     runs: &'a [u8],
 }
@@ -895,7 +892,7 @@ struct Areas<'a> {
 fn decode(
     staging: &[u8],
     base: usize,
-    areas: &Areas<'_>,
+    areas: &Copied<'_>,
     p: &Placed,
     params: &Params,
     pen: &WfPenalties,
