@@ -389,7 +389,7 @@ pub fn align_batch(
     // A CPU-only batch leaves the GPUs alone: asking the scheduler would
     // start its runners (kernels, device memory) for nothing.
     let outputs = if options.force_cpu {
-        scheduler::run_on_cpu(jobs).into_iter().map(Ok).collect()
+        scheduler::run_on_cpu(jobs)
     } else {
         scheduler().run_all(jobs)
     };

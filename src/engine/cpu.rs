@@ -27,6 +27,15 @@ fn build_pool(role: &'static str, n: usize) -> Option<rayon::ThreadPool> {
     let built = rayon::ThreadPoolBuilder::new()
         .num_threads(n)
         .thread_name(move |i| format!("seqshim-{role}-{i}"))
+        // A panic in a task started with `spawn` would abort the process
+        // without a handler. Every such task catches its own (the job's
+        // caller gets the error); this only logs what escapes regardless.
+        .panic_handler(move |payload| {
+            crate::log_warn!(
+                "a task on the {role} pool panicked: {}",
+                crate::ffi::guard::panic_message(&*payload)
+            )
+        })
         .build();
     match built {
         Ok(pool) => Some(pool),

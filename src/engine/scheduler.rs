@@ -202,11 +202,26 @@ pub struct Scheduler<J: Job> {
 /// Runs jobs on the CPU pool only, in input order, without touching any
 /// scheduler: for batches that must not use a device, so that a process
 /// that never asks for one never starts its runners (kernels, device
-/// memory).
-pub fn run_on_cpu<J: Job>(jobs: Vec<J>) -> Vec<J::Output> {
+/// memory). A job that panics fails alone (see [`run_cpu_caught`]).
+pub fn run_on_cpu<J: Job>(jobs: Vec<J>) -> Vec<Result<J::Output, ScheduleError>> {
     super::cpu::install(|| {
         use rayon::prelude::*;
-        jobs.into_par_iter().map(|job| job.run_cpu()).collect()
+        jobs.into_par_iter()
+            .map(|job| run_cpu_caught(&job))
+            .collect()
+    })
+}
+
+/// Runs a job on the CPU with its panic caught: a bug met by one job fails
+/// that job, with the panic's message, instead of the caller's whole batch
+/// or (on a pool thread started with `spawn`, whose panics abort) the
+/// process.
+pub fn run_cpu_caught<J: Job>(job: &J) -> Result<J::Output, ScheduleError> {
+    catch_unwind(AssertUnwindSafe(|| job.run_cpu())).map_err(|payload| {
+        ScheduleError(format!(
+            "the CPU path panicked: {}",
+            crate::ffi::guard::panic_message(&*payload)
+        ))
     })
 }
 
@@ -274,14 +289,14 @@ impl<J: Job> Scheduler<J> {
         if inline {
             drop(state);
             shared.stats.inline_jobs.fetch_add(1, Ordering::Relaxed);
-            let output = job.run_cpu();
+            let output = run_cpu_caught(&job);
             shared.lock().active_callers -= 1;
-            return Ok(output);
+            return output;
         }
         let (ticket, receiver) = Ticket::new(job, cost);
         let outcome = match enqueue(shared, state, ticket) {
             Ok(()) => wait(&receiver),
-            Err(ticket) => Ok(ticket.job.run_cpu()),
+            Err(ticket) => run_cpu_caught(&ticket.job),
         };
         shared.lock().active_callers -= 1;
         outcome
@@ -327,14 +342,14 @@ impl<J: Job> Scheduler<J> {
             .inline_jobs
             .fetch_add(cpu_outputs.len() as u64, Ordering::Relaxed);
         for (index, output) in cpu_outputs {
-            results[index] = Some(Ok(output));
+            results[index] = Some(output);
         }
         for (index, queued) in waiting {
             results[index] = Some(queued.wait());
         }
         // Jobs no executor was left to take (every device retired meanwhile).
         for (index, output) in run_indexed_on_cpu(handed_back) {
-            results[index] = Some(Ok(output));
+            results[index] = Some(output);
         }
         results
             .into_iter()
@@ -403,7 +418,9 @@ impl<J: Job> Drop for Queued<J> {
 }
 
 /// [`run_on_cpu`] for jobs that carry their index in a run.
-fn run_indexed_on_cpu<J: Job>(jobs: Vec<(usize, J)>) -> Vec<(usize, J::Output)> {
+fn run_indexed_on_cpu<J: Job>(
+    jobs: Vec<(usize, J)>,
+) -> Vec<(usize, Result<J::Output, ScheduleError>)> {
     let (indices, jobs): (Vec<usize>, Vec<J>) = jobs.into_iter().unzip();
     indices.into_iter().zip(run_on_cpu(jobs)).collect()
 }
@@ -621,7 +638,7 @@ fn deliver<J: Job>(
             None => {
                 shared.stats.rescued_jobs.fetch_add(1, Ordering::Relaxed);
                 super::cpu::spawn(move || {
-                    let _ = reply.send(Ok(job.run_cpu()));
+                    let _ = reply.send(run_cpu_caught(&job));
                 });
             }
         }
@@ -644,7 +661,7 @@ fn retire<J: Job>(shared: &Arc<Shared<J>>) {
     for ticket in orphans {
         shared.stats.rescued_jobs.fetch_add(1, Ordering::Relaxed);
         super::cpu::spawn(move || {
-            let _ = ticket.reply.send(Ok(ticket.job.run_cpu()));
+            let _ = ticket.reply.send(run_cpu_caught(&ticket.job));
         });
     }
 }
@@ -656,12 +673,16 @@ mod tests {
 
     /// A job whose answer is easy to check: the square of its input. It
     /// takes a little time, as real jobs do, so concurrent callers overlap.
+    /// On the CPU, input [`PANICS`] meets a bug.
     struct Square(u64);
+
+    const PANICS: u64 = 666_667;
 
     impl Job for Square {
         type Output = (u64, &'static str);
         fn run_cpu(&self) -> Self::Output {
             std::thread::sleep(Duration::from_micros(100));
+            assert_ne!(self.0, PANICS, "a bug in the CPU path");
             (self.0 * self.0, "cpu")
         }
         fn gpu_eligible(&self) -> bool {
@@ -1099,5 +1120,30 @@ mod tests {
         counter.fetch_add(results.len(), Ordering::Relaxed);
         assert_eq!(counter.load(Ordering::Relaxed), 120);
         assert!(sizes.lock().unwrap().iter().all(|&n| n <= 3));
+    }
+
+    /// A CPU job that panics fails alone, on every CPU path: run with
+    /// others, submitted inline, and rescued from a device on a pool thread
+    /// (where an uncaught panic would abort the process).
+    #[test]
+    fn a_cpu_job_that_panics_fails_alone() {
+        let (sched, _) = scheduler(Behaviour::Work, 0, false);
+        let results = sched.run_all(vec![Square(2), Square(PANICS), Square(3)]);
+        assert_eq!(results[0], Ok((4, "cpu")));
+        let why = results[1].clone().expect_err("the panicking job fails");
+        assert!(why.0.contains("a bug in the CPU path"), "{why}");
+        assert_eq!(results[2], Ok((9, "cpu")));
+        assert!(sched.submit(Square(PANICS)).is_err());
+
+        // The device skips odd jobs (PANICS is odd): their CPU rescue runs
+        // on a pool thread.
+        let (sched, _) = scheduler(Behaviour::SkipOddJobs, 1, false);
+        let results = sched.run_all(vec![Square(6), Square(PANICS), Square(9)]);
+        assert_eq!(results[0], Ok((36, "device")));
+        let why = results[1]
+            .clone()
+            .expect_err("the rescued panicking job fails");
+        assert!(why.0.contains("a bug in the CPU path"), "{why}");
+        assert_eq!(results[2], Ok((81, "cpu")));
     }
 }

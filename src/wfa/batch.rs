@@ -353,12 +353,18 @@ impl Batch {
         let prepared = started.elapsed();
         let (jobs, owners): (Vec<WfaJob>, Vec<Arc<Vec<usize>>>) = cpu_jobs.into_iter().unzip();
         let ranges: Vec<_> = jobs.iter().map(|j| j.range.clone()).collect();
-        let done = scheduler::run_on_cpu(jobs)
+        let mut done = Vec::with_capacity(jobs.len());
+        for ((output, range), slots) in scheduler::run_on_cpu(jobs)
             .into_iter()
             .zip(ranges)
             .zip(owners)
-            .map(|((results, range), slots)| (range, slots, results))
-            .collect();
+        {
+            match output {
+                Ok(results) => done.push((range, slots, results)),
+                // A job that panicked: its pairs fail, the others stand.
+                failed => self.store(range, &slots, failed, &mut summary),
+            }
+        }
         self.store_cpu_results(done);
         for (handed, range, slots) in queued {
             self.store(range, &slots, handed.wait(), &mut summary);
