@@ -410,6 +410,51 @@ fn host_replay_equals_cpu() {
     assert!(after.5 - before.5 > (total.0 as u64) * 9 / 10);
 }
 
+/// Unrelated pairs take long walks (a 150 bp pair about a hundred tags),
+/// so the kernel's runs area, sized for similar pairs, fills part way
+/// through a launch: the later walks are replayed on the host from the
+/// same part. Both kinds in one launch must equal the CPU path.
+#[test]
+fn unrelated_pairs_mix_kernel_and_host_replays() {
+    let Some(mut runner) = runner() else { return };
+    let mut rng = Rng(0x0dd_5eed);
+    let mut total = (0usize, 0usize);
+    let before = counters();
+    for (mn, pen) in metrics() {
+        let attr = attributes(
+            pen,
+            AlignmentScope::ComputeAlignment,
+            AlignmentForm::END_TO_END,
+            Heuristic::none(),
+        );
+        let mut pairs = Vec::new();
+        for (len, count) in [(150, 3_000), (1_000, 300)] {
+            for _ in 0..count {
+                let other = len - len / 10 + rng.below(len as u64 / 5) as usize;
+                pairs.push((random_seq(&mut rng, len), random_seq(&mut rng, other)));
+            }
+        }
+        let jobs = jobs_of(attr, &pairs, 512);
+        tally(
+            &mut runner,
+            &format!("unrelated pairs, {mn}"),
+            &jobs,
+            &mut total,
+        );
+    }
+    let after = counters();
+    let (on_gpu, on_host) = (after.0 - before.0, after.5 - before.5);
+    eprintln!(
+        "wfa unrelated pairs: {} pairs, {} differ from the CPU, {on_gpu} finished on the GPU, {on_host} of them replayed on the host, {} replay failures",
+        total.0,
+        total.1,
+        after.3 - before.3
+    );
+    assert_eq!(total.1, 0);
+    assert_eq!(after.3 - before.3, 0);
+    assert!(on_host > 0 && on_host < on_gpu, "both replays ran");
+}
+
 /// Thousands of short pairs with two long ones in a small arena: the long
 /// pairs' rings must not starve the launch of worker memory (the batch must
 /// finish on the GPU and equal the CPU path).

@@ -16,6 +16,9 @@ if [ -x "$wfa_bin" ]; then
     check "wfa: the host's replay of kernel walks (its fallback) == CPU, every metric and span" \
         "wfa host replay: [0-9]+ pairs, 0 differ" \
         wfa host_replay_equals_cpu
+    check "wfa: unrelated pairs (kernel and host replays in one launch) == CPU" \
+        "wfa unrelated pairs: [0-9]+ pairs, 0 differ" \
+        wfa unrelated_pairs_mix_kernel_and_host_replays
     check "wfa: thousands of short pairs and two long ones in a 1 GiB arena, GPU == CPU" \
         "wfa mixed lengths: [0-9]+ pairs, 0 differ" \
         wfa mixed_lengths_fit_a_small_arena

@@ -760,6 +760,21 @@ mod tests {
         (Scheduler::new(runners, options(strict)), sizes)
     }
 
+    /// One test device taking `capacity` jobs a batch, under `options`.
+    fn one_device(
+        behaviour: Behaviour,
+        capacity: usize,
+        options: Options,
+    ) -> (Scheduler<Square>, Arc<Mutex<Vec<usize>>>) {
+        let sizes = Arc::new(Mutex::new(Vec::new()));
+        let runner = TestRunner {
+            behaviour,
+            batch_sizes: sizes.clone(),
+            capacity,
+        };
+        (Scheduler::new(vec![Box::new(runner)], options), sizes)
+    }
+
     /// `threads` callers each submit `per_thread` distinct jobs; returns every
     /// (input, output, where) triple.
     fn hammer(
@@ -931,19 +946,24 @@ mod tests {
         assert_eq!(costs.iter().sum::<u64>(), 100);
     }
 
+    /// Queues `Square(0..n)` together and waits for every result (the
+    /// executors are live, so none is given back).
+    fn queue_and_wait(s: &Scheduler<Square>, n: u64) -> Vec<(u64, &'static str)> {
+        s.queue_many((0..n).map(Square).collect())
+            .into_iter()
+            .map(|handed| {
+                let queued = handed.ok().expect("an executor is live");
+                queued.wait().expect("job result")
+            })
+            .collect()
+    }
+
     /// Jobs queued together are taken together: queued one at a time, the
     /// executor could wake up to the first few and launch those alone.
     #[test]
     fn jobs_queued_together_are_one_batch() {
         let (s, sizes) = scheduler(Behaviour::Work, 1, false);
-        let outputs: Vec<(u64, &str)> = s
-            .queue_many((0..60).map(Square).collect())
-            .into_iter()
-            .map(|handed| match handed {
-                Ok(queued) => queued.wait().expect("job result"),
-                Err(_) => panic!("the executor is live"),
-            })
-            .collect();
+        let outputs = queue_and_wait(&s, 60);
         let want: Vec<(u64, &str)> = (0..60).map(|i| (i * i, "device")).collect();
         assert_eq!(outputs, want);
         assert_eq!(*sizes.lock().unwrap(), vec![60]);
@@ -953,23 +973,10 @@ mod tests {
     /// executors it woke make room (no job is lost, nothing hangs).
     #[test]
     fn queueing_many_jobs_into_a_small_queue_waits_for_room() {
-        let sizes = Arc::new(Mutex::new(Vec::new()));
-        let runner = TestRunner {
-            behaviour: Behaviour::Work,
-            batch_sizes: sizes.clone(),
-            capacity: 256,
-        };
         let mut opts = options(false);
         opts.queue_limit = 5;
-        let s = Scheduler::new(vec![Box::new(runner)], opts);
-        let outputs: Vec<u64> = s
-            .queue_many((0..40).map(Square).collect())
-            .into_iter()
-            .map(|handed| match handed {
-                Ok(queued) => queued.wait().expect("job result").0,
-                Err(_) => panic!("the executor is live"),
-            })
-            .collect();
+        let (s, sizes) = one_device(Behaviour::Work, 256, opts);
+        let outputs: Vec<u64> = queue_and_wait(&s, 40).iter().map(|o| o.0).collect();
         assert_eq!(outputs, (0..40).map(|i| i * i).collect::<Vec<_>>());
         let sizes = sizes.lock().unwrap();
         assert_eq!(sizes.iter().sum::<usize>(), 40);
@@ -1081,15 +1088,9 @@ mod tests {
 
     #[test]
     fn a_device_that_keeps_failing_is_retired_and_queued_work_survives() {
-        let sizes = Arc::new(Mutex::new(Vec::new()));
-        let runner = TestRunner {
-            behaviour: Behaviour::FailBatches,
-            batch_sizes: sizes.clone(),
-            capacity: 4,
-        };
         let mut opts = options(false);
         opts.max_consecutive_failures = 2;
-        let s = Scheduler::new(vec![Box::new(runner)], opts);
+        let (s, sizes) = one_device(Behaviour::FailBatches, 4, opts);
         let results = s.run_all((0..200).map(Square).collect());
         assert!(
             results
@@ -1107,15 +1108,9 @@ mod tests {
     #[test]
     fn backpressure_bounds_the_queue_without_deadlock() {
         let counter = Arc::new(AtomicUsize::new(0));
-        let sizes = Arc::new(Mutex::new(Vec::new()));
-        let runner = TestRunner {
-            behaviour: Behaviour::Work,
-            batch_sizes: sizes.clone(),
-            capacity: 3,
-        };
         let mut opts = options(false);
         opts.queue_limit = 5;
-        let s = Scheduler::new(vec![Box::new(runner)], opts);
+        let (s, sizes) = one_device(Behaviour::Work, 3, opts);
         let results = hammer(&s, 24, 5);
         counter.fetch_add(results.len(), Ordering::Relaxed);
         assert_eq!(counter.load(Ordering::Relaxed), 120);

@@ -472,9 +472,6 @@ impl Group {
     /// Queues the jobs together; one no executor was left to take comes
     /// back as a CPU job.
     fn dispatch(self) -> Vec<Built> {
-        if self.jobs.is_empty() {
-            return Vec::new();
-        }
         let (jobs, slots): (Vec<WfaJob>, Vec<Arc<Vec<usize>>>) = self.jobs.into_iter().unzip();
         let ranges: Vec<Range<usize>> = jobs.iter().map(|j| j.range.clone()).collect();
         job::scheduler()
