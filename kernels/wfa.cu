@@ -5,9 +5,12 @@
 // with a barrier where one phase of a score step reads what another wrote.
 // Reductions over a wavefront (its live range, the wf-adaptive and edit
 // cut-offs) fold in registers and across each warp, then take one shared
-// atomic per warp. The kernel is issue-bound (ncu: an instruction issued on
-// three cycles in four), so the per-step bookkeeping that every warp repeats
-// is kept lean: ring slots are stepped, not divided. src/wfa/gpu/model.rs
+// atomic per warp. A block of one warp (pairs up to a few kbp) is compiled
+// apart (ONE_WARP): warp syncs for barriers, warp reductions for atomics.
+// The kernel is issue-bound, so the per-step bookkeeping that every warp
+// repeats is kept lean: ring slots are stepped, not divided, the null
+// scores between multiples of the penalties' gcd are stepped over in a
+// tight loop, and cells are addressed by 32-bit index. src/wfa/gpu/model.rs
 // has this kernel's recurrences, range bookkeeping, cut-offs and backtrace
 // codes in Rust and is tested against the CPU aligner; it runs the threads
 // one after the other, so it does not check the barriers, the warp
@@ -159,10 +162,12 @@ struct WfaRing {
         const int t = slot - d;
         return t < 0 ? t + scope : t;
     }
-    // Diagonal 0 of component `c` in `slot`.
-    __device__ __forceinline__ i32* at0(int c, int slot) const {
-        return cells + (slot * 3 + c) * width + shift;
+    // Index in `cells` of diagonal 0 of component `c` in `slot` (32-bit:
+    // the host keeps the ring under 2^31 cells), and its address.
+    __device__ __forceinline__ int index0(int c, int slot) const {
+        return (slot * 3 + c) * width + shift;
     }
+    __device__ __forceinline__ i32* at0(int c, int slot) const { return cells + index0(c, slot); }
 };
 
 __device__ __forceinline__ int wfa_gcd(int a, int b) {
@@ -224,16 +229,56 @@ __device__ __forceinline__ void wfa_block_max(int* target, int v) {
     if ((threadIdx.x & 31) == 0 && v != WFA_SMALL) atomicMax(target, v);
 }
 
+// A block of one warp (the worker size for pairs up to a few kbp) needs no
+// barrier and no shared atomics: a warp's lanes see each other's shared
+// writes after __syncwarp, and a warp reduction hands every lane the
+// result. ncu put a third of the instructions of a 1 kbp launch in the
+// per-step bookkeeping that the many-warp protocol costs.
+template <bool ONE_WARP>
+__device__ __forceinline__ void wfa_sync() {
+    if constexpr (ONE_WARP) {
+        __syncwarp();
+    } else {
+        __syncthreads();
+    }
+}
+
+// The least `v` over the block, folded with `init`. Many warps: through
+// `*target` (holding `init`, reset by the caller once every thread has read
+// it); ends with a barrier.
+template <bool ONE_WARP>
+__device__ __forceinline__ int wfa_min_of(int* target, int init, int v) {
+    if constexpr (ONE_WARP) {
+        return min(init, wfa_warp_min(v));
+    } else {
+        wfa_block_min(target, v);
+        __syncthreads();
+        return *target;
+    }
+}
+
+template <bool ONE_WARP>
+__device__ __forceinline__ int wfa_max_of(int* target, int init, int v) {
+    if constexpr (ONE_WARP) {
+        return max(init, wfa_warp_max(v));
+    } else {
+        wfa_block_max(target, v);
+        __syncthreads();
+        return *target;
+    }
+}
+
 // One input wavefront of a score step, read straight from the ring: whether
 // it exists, its range and the address of diagonal 0, looked up once per
 // step.
 struct WfaSource {
-    const i32* at0;
+    const i32* cells;
+    int at0;  // index of diagonal 0 in `cells`
     int lo, hi;
     bool present;
 
     __device__ __forceinline__ int get(int k) const {
-        return (k >= lo && k <= hi) ? at0[k] : WFA_NULL;
+        return (k >= lo && k <= hi) ? cells[at0 + k] : WFA_NULL;
     }
     // What upstream calls a non-null wavefront.
     __device__ __forceinline__ bool live() const { return present && lo <= hi; }
@@ -242,7 +287,8 @@ struct WfaSource {
 // Component `c` of score `s` (in `slot`); an absent source for s < 0.
 __device__ __forceinline__ WfaSource wfa_source(const WfaRing& r, int c, int s, int slot) {
     WfaSource x;
-    x.at0 = r.cells;
+    x.cells = r.cells;
+    x.at0 = 0;
     x.lo = 1;
     x.hi = 0;
     x.present = false;
@@ -252,7 +298,7 @@ __device__ __forceinline__ WfaSource wfa_source(const WfaRing& r, int c, int s, 
             x.present = true;
             x.lo = r.lo(m);
             x.hi = r.hi(m);
-            x.at0 = r.at0(c, slot);
+            x.at0 = r.index0(c, slot);
         }
     }
     return x;
@@ -382,21 +428,24 @@ __device__ int wfa_replay(const WfaParams& p, const u32* __restrict__ P, int ple
 
 // One pair; every thread of the block calls it, control flow is uniform.
 //
-// Barriers: a step does not open with one, so the rule is that nothing a
-// thread reads after a step's last barrier is written by the next step
-// before that step's first barrier (the edit prune's sample, read from the
-// wavefront the next step extends, has its own barrier for this). Shared
-// values (the reductions' targets) are reset by thread 0 right after their
-// last reader has passed a barrier, so a step does not open with a reset and
-// the two barriers it would need; end_k is reset once per pair, and the pair
-// ends when it changes.
+// Barriers (wfa_sync: one for a one-warp block): a step does not open with
+// one, so the rule is that nothing a thread reads after a step's last
+// barrier is written by the next step before that step's first barrier
+// (the edit prune's sample, read from the wavefront the next step extends,
+// has its own barrier for this). Shared values (the many-warp reductions'
+// targets) are reset by thread 0 right after their last reader has passed a
+// barrier, so a step does not open with a reset and the two barriers it
+// would need; end_k is reset once per pair, and the pair ends when it
+// changes.
+template <bool ONE_WARP>
 __device__ void wfa_align_pair(const WfaParams& p, unsigned char* base, const WfaPair& d,
                                WfaRing& r, int4* __restrict__ table, u32* __restrict__ codes,
                                int max_scores, long long code_budget, const WfaPaths& paths,
                                const WfaRuns& runs) {
     WfaShared* sh = r.sh;
-    const int tid = threadIdx.x, nt = blockDim.x;
-    const int nt_log2 = __ffs(nt) - 1;  // blocks are a power of two
+    const int tid = threadIdx.x;
+    const int nt = ONE_WARP ? 32 : blockDim.x;
+    const int nt_log2 = ONE_WARP ? 5 : __ffs(nt) - 1;  // blocks are a power of two
     const int plen = d.plen, tlen = d.tlen;
     const u32* __restrict__ P = (const u32*)(base + d.pattern);
     const u32* __restrict__ T = (const u32*)(base + d.text);
@@ -438,13 +487,13 @@ __device__ void wfa_align_pair(const WfaParams& p, unsigned char* base, const Wf
             sh->last[c] = WFA_SMALL;
         }
     }
-    __syncthreads();
+    wfa_sync<ONE_WARP>();
 
     // Every wavefront lies on a multiple of the penalties' gcd (score 0
     // does, and each recurrence adds a penalty): the scores in between are
-    // null steps known in advance, taken without looking at the ring. With
-    // (x, o+e, e) = (4, 8, 2) that is every other score (ncu: 3-11 % less
-    // kernel time). The model takes the general null path; same outcome.
+    // null steps known in advance, taken in a tight loop that reads nothing
+    // from the ring. With (x, o+e, e) = (4, 8, 2) that is every other score.
+    // The model takes the general null path; same outcome.
     const int stride =
         unit ? 1 : max(wfa_gcd(wfa_gcd(p.mismatch, p.open), affine ? p.extension : 0), 1);
     int phase = 0;  // score % stride
@@ -479,7 +528,7 @@ __device__ void wfa_align_pair(const WfaParams& p, unsigned char* base, const Wf
                     const int o = m_cells[k];
                     if (o != WFA_NULL) m_cells[k] = wfa_extend(p, P, plen, T, tlen, k, o, &sh->end_k);
                 }
-                __syncthreads();
+                wfa_sync<ONE_WARP>();
             }
             if (sh->end_k != WFA_BIG) {
                 end_k = sh->end_k;
@@ -492,9 +541,7 @@ __device__ void wfa_align_pair(const WfaParams& p, unsigned char* base, const Wf
                     int mine = WFA_BIG;
                     for (int k = lo + tid; k <= hi; k += nt)
                         mine = min(mine, wfa_dist(m_cells[k], k, plen, tlen));
-                    wfa_block_min(&sh->adapt_min, mine);
-                    __syncthreads();
-                    const int min_d = sh->adapt_min;
+                    const int min_d = wfa_min_of<ONE_WARP>(&sh->adapt_min, max(plen, tlen), mine);
                     const int thr = p.max_distance_threshold;
                     const int alignment_k = tlen - plen;
                     const int top = min(alignment_k, hi);
@@ -503,19 +550,17 @@ __device__ void wfa_align_pair(const WfaParams& p, unsigned char* base, const Wf
                         if (wfa_dist(m_cells[k], k, plen, tlen) - min_d <= thr)
                             mine = min(mine, k);
                     }
-                    wfa_block_min(&sh->cut_first, mine);
-                    __syncthreads();
-                    const int new_lo = min(sh->cut_first, max(lo, top));
+                    const int new_lo =
+                        min(wfa_min_of<ONE_WARP>(&sh->cut_first, WFA_BIG, mine), max(lo, top));
                     const int bottom = max(alignment_k, new_lo);
                     mine = WFA_SMALL;
                     for (int k = bottom + 1 + tid; k <= hi; k += nt) {
                         if (wfa_dist(m_cells[k], k, plen, tlen) - min_d <= thr)
                             mine = max(mine, k);
                     }
-                    wfa_block_max(&sh->cut_last, mine);
-                    __syncthreads();
-                    const int new_hi = max(sh->cut_last, bottom < hi ? bottom : hi);
-                    __syncthreads();
+                    const int new_hi = max(wfa_max_of<ONE_WARP>(&sh->cut_last, WFA_SMALL, mine),
+                                           bottom < hi ? bottom : hi);
+                    wfa_sync<ONE_WARP>();
                     if (tid == 0) {
                         r.lo(mi) = new_lo;
                         r.hi(mi) = new_hi;
@@ -533,7 +578,7 @@ __device__ void wfa_align_pair(const WfaParams& p, unsigned char* base, const Wf
                         sh->cut_last = WFA_SMALL;
                     }
                     steps_wait = p.steps_between_cutoffs;
-                    __syncthreads();
+                    wfa_sync<ONE_WARP>();
                 }
             }
         }
@@ -544,15 +589,39 @@ __device__ void wfa_align_pair(const WfaParams& p, unsigned char* base, const Wf
             short_of_memory = 1;
             break;
         }
-        const int out = cur + 1 == scope ? 0 : cur + 1;
+        int out = cur + 1 == scope ? 0 : cur + 1;
         cur = out;
         phase = phase + 1 == stride ? 0 : phase + 1;
         if (phase != 0) {
-            // The null step below, without reading the sources.
-            null_steps += 1;
-            if (tid < 3) r.present(out * 3 + tid) = 0;
-            __syncthreads();
-            continue;
+            // Null steps up to the next multiple of the stride: each marks
+            // its slot empty and makes the checks the loop's top and the
+            // score step make for an absent wavefront.
+            bool stop = false;
+            for (;;) {
+                null_steps += 1;
+                if (tid < 3) r.present(out * 3 + tid) = 0;
+                if (null_steps > scope) {
+                    stop = true;  // unfeasible: the CPU path decides
+                    break;
+                }
+                score += 1;
+                if (score >= d.max_score) {
+                    stop = true;
+                    break;
+                }
+                if (full && score >= max_scores) {
+                    short_of_memory = 1;
+                    stop = true;
+                    break;
+                }
+                out = cur + 1 == scope ? 0 : cur + 1;
+                cur = out;
+                phase = phase + 1 == stride ? 0 : phase + 1;
+                if (phase == 0) break;
+            }
+            // The slots marked above are read as sources after this.
+            wfa_sync<ONE_WARP>();
+            if (stop) break;
         }
         WfaSource s_x, s_o, s_ie, s_de;
         int clo, chi;
@@ -581,7 +650,7 @@ __device__ void wfa_align_pair(const WfaParams& p, unsigned char* base, const Wf
                 // No thread reads this slot's flags before the barrier.
                 null_steps += 1;
                 if (tid < 3) r.present(out * 3 + tid) = 0;
-                __syncthreads();
+                wfa_sync<ONE_WARP>();
                 continue;
             }
             null_steps = 0;
@@ -611,6 +680,7 @@ __device__ void wfa_align_pair(const WfaParams& p, unsigned char* base, const Wf
         // lanes 8j..8j+7 of a warp hold the cells of one word and write it
         // whole (no clearing, no atomics).
         const long long code_base = (code_used + 7) & ~7LL;
+        u32* step_codes = codes;
         if (full) {
             const long long n = chi >= clo ? (long long)(chi - clo + 1) : 0;
             if (code_base + n > code_budget) {
@@ -618,11 +688,15 @@ __device__ void wfa_align_pair(const WfaParams& p, unsigned char* base, const Wf
                 break;
             }
             code_used = code_base + n;
+            step_codes = codes + (code_base >> 3);
             if (tid == 0) table[score] = make_int4(clo, chi, (int)(code_base & 0x7fffffff), (int)(code_base >> 31));
         }
-        i32* out_m = r.at0(WFA_M, out);
-        i32* out_i = r.at0(WFA_I, out);
-        i32* out_d = r.at0(WFA_D, out);
+        // Cells by 32-bit index from `r.cells` (one multiply-add an
+        // address, where 64-bit pointers took five instructions a store).
+        i32* const cells = r.cells;
+        const int out_m = r.index0(WFA_M, out);
+        const int out_i = r.index0(WFA_I, out);
+        const int out_d = r.index0(WFA_D, out);
         int first_m = WFA_BIG, last_m = WFA_SMALL;
         int first_i = WFA_BIG, last_i = WFA_SMALL;
         int first_d = WFA_BIG, last_d = WFA_SMALL;
@@ -658,16 +732,16 @@ __device__ void wfa_align_pair(const WfaParams& p, unsigned char* base, const Wf
                     first_m = min(first_m, k);
                     last_m = max(last_m, k);
                 }
-                out_m[k] = m_cell;
+                cells[out_m + k] = m_cell;
                 if (has_i) {
-                    out_i[k] = vi;
+                    cells[out_i + k] = vi;
                     if (wfa_inside(k, vi, plen, tlen)) {
                         first_i = min(first_i, k);
                         last_i = max(last_i, k);
                     }
                 }
                 if (has_d) {
-                    out_d[k] = vd;
+                    cells[out_d + k] = vd;
                     if (wfa_inside(k, vd, plen, tlen)) {
                         first_d = min(first_d, k);
                         last_d = max(last_d, k);
@@ -678,45 +752,68 @@ __device__ void wfa_align_pair(const WfaParams& p, unsigned char* base, const Wf
             if (full) {
                 // round * nt is a multiple of 8, so cell c & 7 == tid & 7.
                 const u32 word = wfa_or8(code << (4 * (tid & 7)));
-                const long long c = code_base + (long long)round * nt + tid;
-                if ((tid & 7) == 0 && valid) codes[c >> 3] = word;
+                if ((tid & 7) == 0 && valid) step_codes[(round * nt + tid) >> 3] = word;
             }
         }
-        wfa_block_min(&sh->first[WFA_M], first_m);
-        wfa_block_max(&sh->last[WFA_M], last_m);
-        if (has_i) {
-            wfa_block_min(&sh->first[WFA_I], first_i);
-            wfa_block_max(&sh->last[WFA_I], last_i);
-        }
-        if (has_d) {
-            wfa_block_min(&sh->first[WFA_D], first_d);
-            wfa_block_max(&sh->last[WFA_D], last_d);
-        }
-        __syncthreads();
-        if (tid == 0) {
-            const bool has[3] = {true, has_i, has_d};
-            for (int c = 0; c < 3; ++c) {
-                const int m = out * 3 + c;
-                r.present(m) = has[c] ? 1 : 0;
-                if (sh->last[c] == WFA_SMALL) {
-                    r.lo(m) = clo;
-                    r.hi(m) = clo - 1;
-                } else {
-                    r.lo(m) = sh->first[c];
-                    r.hi(m) = sh->last[c];
+        if constexpr (ONE_WARP) {
+            // Every lane has the ranges; lane c writes component c's.
+            first_m = wfa_warp_min(first_m);
+            last_m = wfa_warp_max(last_m);
+            if (has_i) {
+                first_i = wfa_warp_min(first_i);
+                last_i = wfa_warp_max(last_i);
+            }
+            if (has_d) {
+                first_d = wfa_warp_min(first_d);
+                last_d = wfa_warp_max(last_d);
+            }
+            if (tid < 3) {
+                const int first = tid == WFA_M ? first_m : tid == WFA_I ? first_i : first_d;
+                const int last = tid == WFA_M ? last_m : tid == WFA_I ? last_i : last_d;
+                const bool has = tid == WFA_M || (tid == WFA_I ? has_i : has_d);
+                const int m = out * 3 + tid;
+                r.present(m) = has ? 1 : 0;
+                r.lo(m) = last == WFA_SMALL ? clo : first;
+                r.hi(m) = last == WFA_SMALL ? clo - 1 : last;
+            }
+            __syncwarp();
+        } else {
+            wfa_block_min(&sh->first[WFA_M], first_m);
+            wfa_block_max(&sh->last[WFA_M], last_m);
+            if (has_i) {
+                wfa_block_min(&sh->first[WFA_I], first_i);
+                wfa_block_max(&sh->last[WFA_I], last_i);
+            }
+            if (has_d) {
+                wfa_block_min(&sh->first[WFA_D], first_d);
+                wfa_block_max(&sh->last[WFA_D], last_d);
+            }
+            __syncthreads();
+            if (tid == 0) {
+                const bool has[3] = {true, has_i, has_d};
+                for (int c = 0; c < 3; ++c) {
+                    const int m = out * 3 + c;
+                    r.present(m) = has[c] ? 1 : 0;
+                    if (sh->last[c] == WFA_SMALL) {
+                        r.lo(m) = clo;
+                        r.hi(m) = clo - 1;
+                    } else {
+                        r.lo(m) = sh->first[c];
+                        r.hi(m) = sh->last[c];
+                    }
+                    sh->first[c] = WFA_BIG;
+                    sh->last[c] = WFA_SMALL;
                 }
-                sh->first[c] = WFA_BIG;
-                sh->last[c] = WFA_SMALL;
             }
+            __syncthreads();
         }
-        __syncthreads();
         if (unit) {
             const int mo = out * 3 + WFA_M;
             const int elo = r.lo(mo), ehi = r.hi(mo);
             if (elo > ehi) break;  // stuck: the CPU path never succeeds
             if (p.metric == WFA_EDIT && !p.ends_free && ehi - elo + 1 >= 1000) {
                 // wavefront_compute_edit_exact_prune.
-                const i32* m_out = out_m;
+                const i32* m_out = cells + out_m;
                 const int sample_k = elo + (ehi - elo) / 2;
                 const int sample = m_out[sample_k];
                 bool prune = sample >= 0;
@@ -729,33 +826,29 @@ __device__ void wfa_align_pair(const WfaParams& p, unsigned char* base, const Wf
                 // The next step extends these cells in place: every thread
                 // has read its sample first (else a warp could decide
                 // differently and the barriers below would pair up wrongly).
-                __syncthreads();
+                wfa_sync<ONE_WARP>();
                 if (prune) {
                     int mine = WFA_BIG;
                     for (int k = elo + tid; k <= ehi; k += nt) {
                         const int o = m_out[k];
                         if (o >= 0) mine = min(mine, max(plen - (o - k), tlen - o));
                     }
-                    wfa_block_min(&sh->prune_min, mine);
-                    __syncthreads();
-                    const int smw = sh->prune_min;
+                    const int smw = wfa_min_of<ONE_WARP>(&sh->prune_min, WFA_BIG, mine);
                     mine = WFA_BIG;
                     for (int k = elo + tid; k <= ehi; k += nt) {
                         if (wfa_best(k, m_out[k], plen, tlen) <= smw)
                             mine = min(mine, k);
                     }
-                    wfa_block_min(&sh->cut_first, mine);
-                    __syncthreads();
-                    const int new_lo = min(sh->cut_first, ehi + 1);
+                    const int new_lo =
+                        min(wfa_min_of<ONE_WARP>(&sh->cut_first, WFA_BIG, mine), ehi + 1);
                     int last = WFA_SMALL;
                     for (int k = new_lo + 1 + tid; k <= ehi; k += nt) {
                         if (wfa_best(k, m_out[k], plen, tlen) <= smw)
                             last = max(last, k);
                     }
-                    wfa_block_max(&sh->cut_last, last);
-                    __syncthreads();
-                    const int new_hi = max(sh->cut_last, min(ehi, new_lo));
-                    __syncthreads();
+                    const int new_hi = max(wfa_max_of<ONE_WARP>(&sh->cut_last, WFA_SMALL, last),
+                                           min(ehi, new_lo));
+                    wfa_sync<ONE_WARP>();
                     if (tid == 0) {
                         r.lo(mo) = new_lo;
                         r.hi(mo) = new_hi;
@@ -763,7 +856,7 @@ __device__ void wfa_align_pair(const WfaParams& p, unsigned char* base, const Wf
                         sh->cut_first = WFA_BIG;
                         sh->cut_last = WFA_SMALL;
                     }
-                    __syncthreads();
+                    wfa_sync<ONE_WARP>();
                 }
             }
         }
@@ -890,8 +983,13 @@ seqshim_wfa_align(unsigned char* base, const WfaParams* __restrict__ params, u32
         __syncthreads();
         if (pi >= (int)n_pairs) return;
         const WfaPair d = pairs[pi];
-        wfa_align_pair(p, base, d, r, table, codes, max_scores, (long long)code_budget, paths,
-                       runs);
+        if (blockDim.x == 32) {
+            wfa_align_pair<true>(p, base, d, r, table, codes, max_scores, (long long)code_budget,
+                                 paths, runs);
+        } else {
+            wfa_align_pair<false>(p, base, d, r, table, codes, max_scores, (long long)code_budget,
+                                  paths, runs);
+        }
         __syncthreads();
     }
 }

@@ -201,10 +201,10 @@ fn compare(runner: &mut WfaRunner, label: &str, jobs: &[WfaJob]) -> (usize, usiz
                     "{label}: MISMATCH pair {n}: GPU {:?} {} {} / CPU {:?} {} {}\n  p={}\n  t={}",
                     g.outcome,
                     g.score,
-                    String::from_utf8_lossy(&g.operations),
+                    g.operations.sam(),
                     w.outcome,
                     w.score,
-                    String::from_utf8_lossy(&w.operations),
+                    w.operations.sam(),
                     String::from_utf8_lossy(jobs[j].pairs.pattern(i)),
                     String::from_utf8_lossy(jobs[j].pairs.text(i)),
                 );

@@ -546,23 +546,6 @@ pub fn client_score(attributes: &AlignerAttributes, result: &PairResult) -> i32 
     }
 }
 
-/// `3M1X2I`-style run-length form of WFA2 operations.
-pub fn sam_cigar(operations: &[u8]) -> String {
-    let mut out = String::new();
-    let mut i = 0;
-    while i < operations.len() {
-        let op = operations[i];
-        let mut n = 1;
-        while i + n < operations.len() && operations[i + n] == op {
-            n += 1;
-        }
-        out.push_str(&n.to_string());
-        out.push(op as char);
-        i += n;
-    }
-    out
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -595,12 +578,6 @@ mod tests {
                 (p, t)
             })
             .collect()
-    }
-
-    #[test]
-    fn sam_form() {
-        assert_eq!(sam_cigar(b"MMMXIIDM"), "3M1X2I1D1M");
-        assert_eq!(sam_cigar(b""), "");
     }
 
     #[test]

@@ -11,7 +11,9 @@ use std::cell::RefCell;
 use std::ops::Range;
 use std::sync::Arc;
 
-use super::{AlignStatus, Aligner, AlignerAttributes, AlignmentScope, MemoryMode, WfaError};
+use super::{
+    AlignStatus, Aligner, AlignerAttributes, AlignmentScope, MemoryMode, Operations, WfaError,
+};
 use crate::engine::scheduler::{self, BatchRunner, Job, Scheduler};
 
 /// Where one pair lives inside [`PairSet::bytes`].
@@ -95,7 +97,7 @@ pub struct PairResult {
     /// `cigar->score` (client convention).
     pub score: i32,
     /// The valid CIGAR operations (`'M' 'X' 'I' 'D'`); empty for score-only.
-    pub operations: Vec<u8>,
+    pub operations: Operations,
 }
 
 impl PairResult {
@@ -105,12 +107,12 @@ impl PairResult {
             Ok(status) => PairResult {
                 outcome: Ok(status),
                 score: aligner.score(),
-                operations: aligner.cigar().operations().to_vec(),
+                operations: Operations::from_letters(aligner.cigar().operations().to_vec()),
             },
             Err(e) => PairResult {
                 outcome: Err(e),
                 score: 0,
-                operations: Vec::new(),
+                operations: Operations::default(),
             },
         }
     }
@@ -187,7 +189,7 @@ pub fn align_on_cpu(attributes: &AlignerAttributes, pattern: &[u8], text: &[u8])
                     return PairResult {
                         outcome: Err(e),
                         score: 0,
-                        operations: Vec::new(),
+                        operations: Operations::default(),
                     };
                 }
             };

@@ -9,9 +9,11 @@ mod cpu;
 pub mod gpu;
 mod heuristic;
 pub mod job;
+pub mod operations;
 mod penalties;
 
 pub use heuristic::Heuristic;
+pub use operations::Operations;
 
 /// A custom match function (`match_funct(v, h, arguments)` upstream): true when
 /// pattern position `v` matches text position `h`. It replaces the byte comparison

@@ -122,7 +122,7 @@ fn install(
     let rc = s.aligner.cigar();
     let (rc_max, rc_score) = (rc.max_operations, rc.score);
     let (rc_begin, _) = result.cigar_offsets(attributes, rc_max);
-    write_cigar(w, rc_max, rc_begin, &result.operations, rc_score);
+    write_cigar(w, rc_max, rc_begin, result.operations.letters(), rc_score);
     w.align_status.status = status.code();
     w.align_status.num_null_steps = 0;
     // SAFETY: the aligner's cigar is valid and ours.

@@ -6,7 +6,9 @@
 //!
 //! A launch starts a pool of block-resident workers; each takes pairs from an
 //! atomic counter and aligns one pair at a time with its threads spread over
-//! the diagonals of the wavefront, one barrier per phase of a score step.
+//! the diagonals of the wavefront, one barrier per phase of a score step (a
+//! warp sync where the worker is one warp, as it is for pairs up to a few
+//! kbp).
 //! Sequences arrive packed 2 bits per base, so extension compares 16 bases per
 //! 32-bit word. Each worker keeps a ring of the last `max_score_scope`
 //! wavefronts (M, I, D): in shared memory when it is small, else in its
@@ -19,9 +21,12 @@
 //! insertion among equal offsets), and whether I and D extend or open (extend
 //! wins ties). That choice depends only on the cells, so the forward pass can
 //! make it. After the end is found one thread walks the codes back to score 0
-//! and writes one tag per X/I/D operation; the host re-extends the path
-//! forward to recover the matches and replays the CPU backtrace loop over it
-//! (`replay.rs`), which reproduces its CIGAR, end padding included.
+//! and writes one tag per X/I/D operation, then re-extends the path forward
+//! to recover the matches and replays the CPU backtrace loop over it, which
+//! reproduces its CIGAR, end padding included, as runs of one operation.
+//! The host keeps those runs as the pair's CIGAR ([`crate::wfa::Operations`]:
+//! letters are made when asked for); where the runs found no room it replays
+//! the tags itself (`replay.rs`, the Rust twin of the kernel's replay).
 //!
 //! Codes take 4 bits per cell in the worker's preallocated slice. A pair
 //! that outgrows it is launched again with a quarter of the workers (four

@@ -16,7 +16,7 @@ use crate::engine::device::{Arena, Arg, DeviceError, Gpu, Kernel, KernelSource};
 use crate::engine::scheduler::BatchRunner;
 use crate::wfa::job::{PairResult, WfaJob, align_on_cpu};
 use crate::wfa::penalties::WfPenalties;
-use crate::wfa::{AlignStatus, AlignerAttributes};
+use crate::wfa::{AlignStatus, AlignerAttributes, Operations};
 
 pub const SOURCE: KernelSource = KernelSource {
     name: "wfa",
@@ -66,6 +66,9 @@ const SHARED_RING_MAX: usize = 12 << 10;
 const DYNAMIC_SHARED_LIMIT: usize = 48 << 10;
 /// Worker memory beyond its ring that a launch gives each worker at least.
 const MIN_WORKER_EXTRA: usize = 64 << 10;
+/// Parts a launch of at least two GPU-fulls of pairs goes in;
+/// `SEQSHIM_WFA_PARTS` overrides it for measurements.
+const PARTS: usize = 2;
 /// Fewest workers a launch for pairs that ran out of memory is worth.
 const MIN_RETRY_WORKERS: usize = 16;
 
@@ -410,12 +413,13 @@ impl WfaRunner {
     /// `max_workers` workers. Returns the pairs that ran out of worker
     /// memory and the number of workers used.
     ///
-    /// A chunk that fills the GPU at least twice over goes in two parts,
-    /// pipelined on this runner's stream: the second part is packed while
-    /// the first one's kernel runs, and the first is decoded while the
-    /// second's runs. In one piece, a launch kept the GPU idle while it
-    /// packed and decoded, and the two runners of a GPU fell into step (both
-    /// packing, then both on the GPU, then both decoding).
+    /// A chunk that fills the GPU at least twice over goes in parts
+    /// ([`PARTS`]), pipelined on this runner's stream: the next part is
+    /// packed while the one before runs, and that one is decoded while the
+    /// next runs. In one piece, a launch kept the GPU idle while it packed
+    /// and decoded, and the two runners of a GPU fell into step (both
+    /// packing, then both on the GPU, then both decoding). Three and four
+    /// parts measured level with two on an H200 (BENCHMARKS.md).
     fn launch(
         &mut self,
         params: Params,
@@ -443,19 +447,20 @@ impl WfaRunner {
             Some(per_multiprocessor) => per_multiprocessor * info.multiprocessors,
             None => info.resident_threads / block as usize,
         };
-        let halves = chunk.len() >= 2 * resident && max_workers == usize::MAX;
-        let split = if halves { chunk.len() / 2 } else { chunk.len() };
-        let (first, second) = chunk.split_at(split);
-        let mut parts = Vec::with_capacity(2);
+        let n_parts = if max_workers == usize::MAX && chunk.len() >= 2 * resident {
+            tuning("SEQSHIM_WFA_PARTS").unwrap_or(PARTS).clamp(1, 64)
+        } else {
+            1
+        };
+        let mut parts = Vec::with_capacity(n_parts);
         let mut io_at = 0;
-        for pairs in [first, second] {
-            if !pairs.is_empty() {
-                let part = Part::lay_out(jobs, pairs, io_at, full, pen, !self.host_replay);
-                io_at = part.end;
-                parts.push(part);
-            }
+        for pairs in chunk.chunks(chunk.len().div_ceil(n_parts).max(1)) {
+            let part = Part::lay_out(jobs, pairs, io_at, full, pen, !self.host_replay);
+            io_at = part.end;
+            parts.push(part);
         }
         let results_end = io_at;
+        let parts_count = parts.len();
         let max_score = parts.iter().map(|p| p.max_score).max().unwrap_or(1);
         let largest = parts.iter().map(|p| p.placed.len()).max().unwrap_or(1);
         let workers = largest.min(resident).min(max_workers).max(1);
@@ -508,9 +513,9 @@ impl WfaRunner {
             short.extend(self.finish(&params, pen, jobs, &part, submitted, results)?);
         }
         crate::log_debug!(
-            "wfa launch: {} pairs in {}, {workers} workers of {block} threads: layout {:.1} ms, all {:.1} ms",
+            "wfa launch: {} pairs in {} part(s), {workers} workers of {block} threads: layout {:.1} ms, all {:.1} ms",
             chunk.len(),
-            if halves { "two parts" } else { "one part" },
+            parts_count,
             laid_out.as_secs_f64() * 1e3,
             began.elapsed().as_secs_f64() * 1e3,
         );
@@ -848,7 +853,7 @@ fn lanes_for(budget: usize) -> (usize, usize) {
 }
 
 /// A launch-shape override for measurements (block size, largest ring kept
-/// in shared memory); unset in normal use.
+/// in shared memory, parts of a launch); unset in normal use.
 fn tuning(name: &str) -> Option<usize> {
     std::env::var(name).ok()?.parse().ok()
 }
@@ -918,12 +923,15 @@ fn decode(
         areas.runs.get(at..at.checked_add(4 * n)?)
     });
     let operations = if params.full == 0 {
-        Vec::new()
+        Operations::default()
     } else if let Some(runs) = runs {
+        // Kept as runs (first first; the kernel writes them last first).
         let runs = runs
             .chunks_exact(4)
-            .map(|b| u32::from_le_bytes([b[0], b[1], b[2], b[3]]));
-        match replay::expand(runs, most) {
+            .rev()
+            .map(|b| u32::from_le_bytes([b[0], b[1], b[2], b[3]]))
+            .collect();
+        match Operations::from_runs(runs, most) {
             Some(ops) => ops,
             None => {
                 COUNTERS.replay_failures.fetch_add(1, Ordering::Relaxed);
@@ -952,7 +960,7 @@ fn decode(
         };
         let ops = replay::operations(params, &pair, score, k, offset, path);
         match ops {
-            Some(ops) => ops,
+            Some(ops) => Operations::from_letters(ops),
             None => {
                 COUNTERS.replay_failures.fetch_add(1, Ordering::Relaxed);
                 return Decoded::GivenUp;

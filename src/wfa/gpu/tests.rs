@@ -8,7 +8,7 @@ use crate::wfa::job::{PairResult, align_on_cpu};
 use crate::wfa::penalties::WfPenalties;
 use crate::wfa::{
     AffinePenalties, AlignStatus, AlignerAttributes, AlignmentForm, AlignmentScope, AlignmentSpan,
-    Heuristic, LinearPenalties, MemoryMode, Penalties,
+    Heuristic, LinearPenalties, MemoryMode, Operations, Penalties,
 };
 
 pub(crate) struct Rng(pub u64);
@@ -98,9 +98,16 @@ fn model_result(attributes: &AlignerAttributes, pattern: &[u8], text: &[u8]) -> 
                 replay::runs(&p, &pair, (score, k, offset), &path, &mut pre, &mut runs)
                     .expect("the walk replays");
                 assert!(runs.len() <= replay::max_runs(path.len()));
-                replay::operations(&p, &pair, score, k, offset, &path).expect("the walk replays")
+                // As the runner keeps the kernel's runs (first first).
+                let most = pattern.len() + text.len();
+                let kept = Operations::from_runs(runs.iter().rev().copied().collect(), most)
+                    .expect("the runs fit");
+                let letters = replay::operations(&p, &pair, score, k, offset, &path)
+                    .expect("the walk replays");
+                assert_eq!(kept.letters(), &letters[..]);
+                kept
             } else {
-                Vec::new()
+                Operations::default()
             };
             Some(PairResult {
                 outcome: Ok(AlignStatus::Successful),
@@ -274,9 +281,9 @@ fn model_equals_the_cpu_aligner() {
                         p.len(),
                         t.len(),
                         got.score,
-                        String::from_utf8_lossy(&got.operations),
+                        got.operations.sam(),
                         cpu.score,
-                        String::from_utf8_lossy(&cpu.operations),
+                        cpu.operations.sam(),
                         String::from_utf8_lossy(p),
                         String::from_utf8_lossy(t),
                     ));
