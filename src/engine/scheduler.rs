@@ -742,10 +742,13 @@ mod tests {
         }
     }
 
-    fn scheduler(
+    /// `devices` test devices taking `capacity` jobs a batch, under
+    /// `options`, and the batch sizes they record.
+    fn devices(
         behaviour: Behaviour,
         devices: usize,
-        strict: bool,
+        capacity: usize,
+        options: Options,
     ) -> (Scheduler<Square>, Arc<Mutex<Vec<usize>>>) {
         let sizes = Arc::new(Mutex::new(Vec::new()));
         let runners: Vec<Box<dyn BatchRunner<Square>>> = (0..devices)
@@ -753,26 +756,27 @@ mod tests {
                 Box::new(TestRunner {
                     behaviour,
                     batch_sizes: sizes.clone(),
-                    capacity: 256,
+                    capacity,
                 }) as Box<dyn BatchRunner<Square>>
             })
             .collect();
-        (Scheduler::new(runners, options(strict)), sizes)
+        (Scheduler::new(runners, options), sizes)
     }
 
-    /// One test device taking `capacity` jobs a batch, under `options`.
+    fn scheduler(
+        behaviour: Behaviour,
+        count: usize,
+        strict: bool,
+    ) -> (Scheduler<Square>, Arc<Mutex<Vec<usize>>>) {
+        devices(behaviour, count, 256, options(strict))
+    }
+
     fn one_device(
         behaviour: Behaviour,
         capacity: usize,
         options: Options,
     ) -> (Scheduler<Square>, Arc<Mutex<Vec<usize>>>) {
-        let sizes = Arc::new(Mutex::new(Vec::new()));
-        let runner = TestRunner {
-            behaviour,
-            batch_sizes: sizes.clone(),
-            capacity,
-        };
-        (Scheduler::new(vec![Box::new(runner)], options), sizes)
+        devices(behaviour, 1, capacity, options)
     }
 
     /// `threads` callers each submit `per_thread` distinct jobs; returns every

@@ -87,13 +87,15 @@ impl Operations {
 
     /// Maximal runs of one letter, in order: (letter, count), count > 0.
     pub fn runs(&self) -> impl Iterator<Item = (u8, usize)> + '_ {
-        let pieces: Box<dyn Iterator<Item = (u8, usize)> + '_> = match &self.0 {
-            Form::Letters(letters) => Box::new(letters.iter().map(|&l| (l, 1))),
-            Form::Runs { runs, .. } => Box::new(
-                runs.iter()
-                    .map(|&run| (RUN_LETTERS[(run & 3) as usize], (run >> 2) as usize)),
-            ),
+        // One of the two is empty.
+        let (letters, runs): (&[u8], &[u32]) = match &self.0 {
+            Form::Letters(letters) => (letters, &[]),
+            Form::Runs { runs, .. } => (&[], runs),
         };
+        let pieces = letters.iter().map(|&l| (l, 1)).chain(
+            runs.iter()
+                .map(|&run| (RUN_LETTERS[(run & 3) as usize], (run >> 2) as usize)),
+        );
         Merged {
             pieces: pieces.filter(|&(_, n)| n > 0),
             held: None,

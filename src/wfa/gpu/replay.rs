@@ -10,11 +10,12 @@
 //! the ends exactly where it does.
 //!
 //! The kernel runs this replay itself (`wfa_replay` in kernels/wfa.cu, a
-//! line-for-line twin of [`runs`]) and returns run-length operations, so the
-//! host only expands them ([`expand`]); the host replays a path only where
-//! the kernel had no room to. Keep the two in step.
+//! line-for-line twin of [`runs`]) and returns run-length operations, which
+//! the host keeps as they are ([`Operations`]); the host replays a path only
+//! where the kernel had no room to. Keep the two in step.
 
 use super::plan::{METRIC_EDIT, METRIC_INDEL, Params, TAG_D_EXT, TAG_I_EXT, TAG_I_OPEN, TAG_X};
+use crate::wfa::Operations;
 
 #[derive(Clone, Copy, PartialEq, Eq)]
 enum Mat {
@@ -23,8 +24,8 @@ enum Mat {
     D,
 }
 
-/// The operation byte of each run code: a run is `count << 2 | code`.
-pub const RUN_OPS: [u8; 4] = *b"MXID";
+// Run codes: a run is `count << 2 | code`, the code indexing
+// `operations::RUN_LETTERS`.
 const RUN_M: u32 = 0;
 const RUN_X: u32 = 1;
 const RUN_I: u32 = 2;
@@ -101,7 +102,7 @@ fn step(tag: u8, linear: bool, (dx, dopen, dext): (i32, i32, i32)) -> Option<(Ma
 }
 
 /// Working memory of [`operations`], kept per thread so that a pair costs
-/// one allocation of exactly its operations.
+/// one allocation of exactly its runs.
 #[derive(Default)]
 struct Scratch {
     pre: Vec<i32>,
@@ -122,7 +123,7 @@ pub fn operations(
     end_k: i32,
     end_offset: i32,
     path: &[u8],
-) -> Option<Vec<u8>> {
+) -> Option<Operations> {
     SCRATCH.with(|scratch| {
         let scratch = &mut *scratch.borrow_mut();
         runs(
@@ -134,26 +135,12 @@ pub fn operations(
             &mut scratch.runs,
         )?;
         let most = (pair.pattern_len + pair.text_len).max(0) as usize;
-        expand(scratch.runs.iter().copied(), most)
+        Operations::from_runs(scratch.runs.iter().rev().copied().collect(), most)
     })
 }
 
-/// The operations of runs listed last first (as [`runs`] and the kernel
-/// write them), in order; `None` if they add up to more than `most`
-/// operations (no alignment of the pair has more: a corrupt list).
-pub fn expand(runs: impl DoubleEndedIterator<Item = u32> + Clone, most: usize) -> Option<Vec<u8>> {
-    let total = runs.clone().try_fold(0usize, |sum, run| {
-        Some(sum + (run >> 2) as usize).filter(|&s| s <= most)
-    })?;
-    let mut ops = Vec::with_capacity(total);
-    for run in runs.rev() {
-        ops.resize(ops.len() + (run >> 2) as usize, RUN_OPS[(run & 3) as usize]);
-    }
-    Some(ops)
-}
-
 /// Fills `out` with the pair's operations as runs (`count << 2 | code`,
-/// codes indexing [`RUN_OPS`]), last first, at most [`max_runs`] of them.
+/// codes indexing `operations::RUN_LETTERS`), last first, at most [`max_runs`] of them.
 /// `pre` is working memory: the offset of each state of the path before its
 /// extension (the kernel keeps it in its score table, which the walk no
 /// longer needs).
@@ -285,23 +272,6 @@ pub fn runs(
 mod tests {
     use super::*;
     use crate::wfa::gpu::plan;
-
-    /// Runs come last first and expand in order; a list longer than the
-    /// pair could align to is refused, not allocated.
-    #[test]
-    fn runs_expand_in_order_and_are_bounded() {
-        let runs = [
-            3 << 2 | RUN_I,
-            1 << 2 | RUN_X,
-            2 << 2 | RUN_M,
-            1 << 2 | RUN_D,
-        ];
-        let ops = expand(runs.iter().copied(), 7).expect("7 operations fit");
-        assert_eq!(ops, b"DMMXIII");
-        assert_eq!(expand(runs.iter().copied(), 6), None);
-        assert_eq!(expand([u32::MAX].into_iter(), 100), None);
-        assert_eq!(expand(std::iter::empty(), 0), Some(Vec::new()));
-    }
 
     /// The packed run length equals a byte-by-byte count at every pair of
     /// positions, whatever bytes follow each packed sequence (the staging

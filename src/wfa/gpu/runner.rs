@@ -960,7 +960,7 @@ fn decode(
         };
         let ops = replay::operations(params, &pair, score, k, offset, path);
         match ops {
-            Some(ops) => Operations::from_letters(ops),
+            Some(ops) => ops,
             None => {
                 COUNTERS.replay_failures.fetch_add(1, Ordering::Relaxed);
                 return Decoded::GivenUp;
