@@ -100,18 +100,20 @@ const FALLBACK_THREADS_PER_MULTIPROCESSOR: usize = 2048;
 
 /// Streams per GPU. A family keeps an arena on each of several streams, so
 /// that one's copies and host work overlap another's kernel: WFA runs a
-/// runner on each of the three (with two, at 150 bp to 1 kbp and 2 %, the
-/// GPU still idled while both runners packed or decoded: three measured
-/// 15-20 % faster on an H200, BENCHMARKS.md); ABEA and the selftest use
-/// the first two.
-pub(crate) const STREAMS: usize = 3;
+/// runner on each of several (see `wfa::gpu::runner`); ABEA and the
+/// selftest use the first two.
+pub(crate) const STREAMS: usize = 6;
 
 /// One GPU with its context, its streams and the modules loaded on it.
 pub struct Gpu {
     info: GpuInfo,
     ctx: Arc<CudaContext>,
-    streams: [Arc<CudaStream>; STREAMS],
+    /// [`STREAMS`] of them.
+    streams: Vec<Arc<CudaStream>>,
     modules: Mutex<HashMap<&'static str, Arc<CudaModule>>>,
+    /// A timing event and the host instant it completed at: the zero of
+    /// this GPU's [`Mark`]s (made on the first mark).
+    clock: OnceCell<(cudarc::driver::CudaEvent, Instant)>,
 }
 
 /// A kernel function ready to launch on one GPU.
@@ -298,15 +300,12 @@ impl Gpu {
                     FALLBACK_THREADS_PER_MULTIPROCESSOR,
                 ),
             };
-            // One per `STREAMS` (the type says how many).
-            let streams: [Arc<CudaStream>; STREAMS] = [
-                ctx.new_stream()
-                    .map_err(|e| err("stream creation failed", e))?,
-                ctx.new_stream()
-                    .map_err(|e| err("stream creation failed", e))?,
-                ctx.new_stream()
-                    .map_err(|e| err("stream creation failed", e))?,
-            ];
+            let streams = (0..STREAMS)
+                .map(|_| {
+                    ctx.new_stream()
+                        .map_err(|e| err("stream creation failed", e))
+                })
+                .collect::<Result<Vec<_>, _>>()?;
             Ok(Gpu {
                 info: GpuInfo {
                     ordinal,
@@ -319,6 +318,7 @@ impl Gpu {
                 ctx,
                 streams,
                 modules: Mutex::new(HashMap::new()),
+                clock: OnceCell::new(),
             })
         })
     }
@@ -674,6 +674,10 @@ pub struct Arena {
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Fence(u64);
 
+/// A timing event on an arena's stream, for the debug timeline: when the
+/// GPU reached it, read with [`Arena::mark_time`] once it has passed.
+pub struct Mark(cudarc::driver::CudaEvent);
+
 /// One kernel parameter.
 #[derive(Clone, Copy, Debug)]
 pub enum Arg {
@@ -825,6 +829,46 @@ impl Arena {
         }
         self.fences.push_back((id, event));
         Ok(Fence(id))
+    }
+
+    /// Records a [`Mark`] after everything queued so far. Timing events
+    /// cost more than fences: for `SEQSHIM_LOG=debug` timelines only. The
+    /// GPU's first mark also sets its clock's zero, waiting for this
+    /// stream once.
+    pub fn mark(&mut self) -> Result<Mark, DeviceError> {
+        let stream = self.stream.clone();
+        let timed = || {
+            stream
+                .record_event(Some(cudarc::driver::sys::CUevent_flags::CU_EVENT_DEFAULT))
+                .map_err(|e| err("event record failed", e))
+        };
+        self.gpu.clock.get_or_try_init(|| {
+            shielded("clock event", || {
+                let zero = timed()?;
+                zero.synchronize()
+                    .map_err(|e| err("event synchronize failed", e))?;
+                Ok((zero, Instant::now()))
+            })
+        })?;
+        Ok(Mark(shielded("event record", timed)?))
+    }
+
+    /// When the GPU reached `mark`, on the host's clock (to within the
+    /// wake-up of one synchronize); waits for it. `None` if the driver
+    /// cannot say.
+    pub fn mark_time(&self, mark: &Mark) -> Option<Instant> {
+        let (zero, at) = self.gpu.clock.get()?;
+        let ms = shielded("event timing", || {
+            zero.elapsed_ms(&mark.0)
+                .map_err(|e| err("event timing failed", e))
+        })
+        .ok()?;
+        let offset = std::time::Duration::from_secs_f64(f64::from(ms.abs()) / 1e3);
+        if ms >= 0.0 {
+            at.checked_add(offset)
+        } else {
+            at.checked_sub(offset)
+        }
     }
 
     /// Waits for the work queued before `fence` (copies back into the

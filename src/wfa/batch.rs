@@ -231,16 +231,21 @@ impl Batch {
         let cpu = std::mem::take(&mut self.cpu);
         let (use_devices, router) = (self.use_devices, self.router);
         let lent_len = lent.as_ref().map_or(0, |l| l.len());
-        let (lent_device, lent_cpu): (Vec<usize>, Vec<usize>) = match &lent {
-            Some(lent) => crate::engine::cpu::install(|| {
-                use rayon::prelude::*;
-                (0..lent_len).into_par_iter().partition(|&i| {
-                    let (p, t) = lent.lengths(i);
-                    use_devices && router.takes(p, t)
-                })
-            }),
-            None => Default::default(),
-        };
+        // One pass on this thread: a parallel partition of 100,000 pairs
+        // took about 1 ms on 16 cores, most of it before the GPUs had work.
+        let mut lent_device = Vec::new();
+        let mut lent_cpu = Vec::new();
+        if let Some(lent) = &lent {
+            lent_device.reserve(if use_devices { lent_len } else { 0 });
+            for i in 0..lent_len {
+                let (p, t) = lent.lengths(i);
+                if use_devices && router.takes(p, t) {
+                    lent_device.push(i);
+                } else {
+                    lent_cpu.push(i);
+                }
+            }
+        }
         let routed = started.elapsed();
         let pairs = device.slots.len() + cpu.slots.len() + lent_len;
         // Without a live device the "device" pairs are CPU work like the

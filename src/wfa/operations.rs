@@ -4,12 +4,15 @@
 //!
 //! Runs take about a sixth of the memory of letters for a 1 kbp pair, and
 //! writing a thousand letters a pair into fresh memory was the largest host
-//! cost of a GPU batch with CIGARs after packing the inputs. The letters of
-//! runs are made when first asked for ([`Operations::letters`], which the
-//! C API's pointer into the batch needs) and kept; a SAM-style string is made
-//! from the runs directly.
+//! cost of a GPU batch with CIGARs after packing the inputs. The pairs of
+//! one GPU launch share one buffer of runs, as the kernel wrote them (each
+//! pair's last run first), so that reading a launch's results allocates
+//! nothing per pair. The letters of runs are made when first asked for
+//! ([`Operations::letters`], which the C API's pointer into the batch needs)
+//! and kept; a SAM-style string is made from the runs directly.
 
-use std::sync::OnceLock;
+use std::ops::Range;
+use std::sync::{Arc, OnceLock};
 
 /// The letter of each run code.
 pub const RUN_LETTERS: [u8; 4] = *b"MXID";
@@ -22,8 +25,11 @@ pub struct Operations(Form);
 enum Form {
     Letters(Vec<u8>),
     Runs {
-        /// In order, first operation first.
-        runs: Vec<u32>,
+        /// Runs of this pair and others; this pair's are `shared[start..end]`,
+        /// its last run first.
+        shared: Arc<[u32]>,
+        start: u32,
+        end: u32,
         /// Operations in all runs.
         len: usize,
         letters: OnceLock<Vec<u8>>,
@@ -45,12 +51,24 @@ impl Operations {
     /// Operations given as runs in order; `None` if they add up to more
     /// than `most` operations (no alignment of the pair has more: a corrupt
     /// list).
-    pub fn from_runs(runs: Vec<u32>, most: usize) -> Option<Self> {
+    pub fn from_runs(mut runs: Vec<u32>, most: usize) -> Option<Self> {
+        runs.reverse();
+        let n = runs.len();
+        Self::from_shared_runs(&Arc::from(runs), 0..n, most)
+    }
+
+    /// Operations given as the runs `shared[range]`, last run first (the
+    /// kernel's order); `None` if the range is outside `shared` or they add
+    /// up to more than `most` operations.
+    pub fn from_shared_runs(shared: &Arc<[u32]>, range: Range<usize>, most: usize) -> Option<Self> {
+        let runs = shared.get(range.clone())?;
         let len = runs.iter().try_fold(0usize, |sum, &run| {
             Some(sum + (run >> 2) as usize).filter(|&s| s <= most)
         })?;
         Some(Operations(Form::Runs {
-            runs,
+            shared: shared.clone(),
+            start: u32::try_from(range.start).ok()?,
+            end: u32::try_from(range.end).ok()?,
             len,
             letters: OnceLock::new(),
         }))
@@ -68,17 +86,27 @@ impl Operations {
         self.len() == 0
     }
 
+    /// The runs in order, first run first (none for letters).
+    fn runs_in_order(&self) -> impl Iterator<Item = (u8, usize)> + '_ {
+        let runs: &[u32] = match &self.0 {
+            Form::Letters(_) => &[],
+            Form::Runs {
+                shared, start, end, ..
+            } => &shared[*start as usize..*end as usize],
+        };
+        runs.iter()
+            .rev()
+            .map(|&run| (RUN_LETTERS[(run & 3) as usize], (run >> 2) as usize))
+    }
+
     /// One letter per operation, made from the runs on first use.
     pub fn letters(&self) -> &[u8] {
         match &self.0 {
             Form::Letters(letters) => letters,
-            Form::Runs {
-                runs, len, letters, ..
-            } => letters.get_or_init(|| {
+            Form::Runs { len, letters, .. } => letters.get_or_init(|| {
                 let mut out = Vec::with_capacity(*len);
-                for &run in runs {
-                    let letter = RUN_LETTERS[(run & 3) as usize];
-                    out.extend(std::iter::repeat_n(letter, (run >> 2) as usize));
+                for (letter, count) in self.runs_in_order() {
+                    out.extend(std::iter::repeat_n(letter, count));
                 }
                 out
             }),
@@ -88,14 +116,11 @@ impl Operations {
     /// Maximal runs of one letter, in order: (letter, count), count > 0.
     pub fn runs(&self) -> impl Iterator<Item = (u8, usize)> + '_ {
         // One of the two is empty.
-        let (letters, runs): (&[u8], &[u32]) = match &self.0 {
-            Form::Letters(letters) => (letters, &[]),
-            Form::Runs { runs, .. } => (&[], runs),
+        let letters: &[u8] = match &self.0 {
+            Form::Letters(letters) => letters,
+            Form::Runs { .. } => &[],
         };
-        let pieces = letters.iter().map(|&l| (l, 1)).chain(
-            runs.iter()
-                .map(|&run| (RUN_LETTERS[(run & 3) as usize], (run >> 2) as usize)),
-        );
+        let pieces = letters.iter().map(|&l| (l, 1)).chain(self.runs_in_order());
         Merged {
             pieces: pieces.filter(|&(_, n)| n > 0),
             held: None,
@@ -184,5 +209,17 @@ mod tests {
         assert_eq!(none.letters(), b"");
         assert_eq!(none.sam(), "");
         assert_eq!(none, Operations::default());
+    }
+
+    #[test]
+    fn pairs_share_one_buffer_of_runs_last_first() {
+        // Two pairs' runs as the kernel leaves them: each pair's last first.
+        let shared: Arc<[u32]> = Arc::from(vec![run(1, 3), run(2, 0), run(4, 1), run(1, 0)]);
+        let first = Operations::from_shared_runs(&shared, 0..2, 3).expect("3 fit");
+        assert_eq!(first.letters(), b"MMD");
+        let second = Operations::from_shared_runs(&shared, 2..4, 5).expect("5 fit");
+        assert_eq!(second.sam(), "1M4X");
+        assert!(Operations::from_shared_runs(&shared, 2..4, 4).is_none());
+        assert!(Operations::from_shared_runs(&shared, 3..5, 9).is_none());
     }
 }

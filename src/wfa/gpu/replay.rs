@@ -135,7 +135,9 @@ pub fn operations(
             &mut scratch.runs,
         )?;
         let most = (pair.pattern_len + pair.text_len).max(0) as usize;
-        Operations::from_runs(scratch.runs.iter().rev().copied().collect(), most)
+        // Last run first, as the kernel writes them.
+        let n = scratch.runs.len();
+        Operations::from_shared_runs(&std::sync::Arc::from(&scratch.runs[..]), 0..n, most)
     })
 }
 

@@ -53,7 +53,7 @@ const MIN_ARENA: usize = 256 << 20;
 /// Share of free device memory the arenas of a GPU may take together.
 const MEM_FRAC: f64 = 0.5;
 /// Runners per GPU, each on its own stream and arena.
-const LANES: usize = crate::engine::device::STREAMS;
+const LANES: usize = 6;
 /// Largest ring kept in shared memory. Rings of up to 40 KiB fit the
 /// default limit, but a large ring there costs occupancy while a ring in
 /// global memory mostly stays in L1/L2, so only small rings (short pairs
@@ -168,8 +168,8 @@ struct Placed {
 }
 
 impl WfaRunner {
-    /// The runners of one GPU: one per stream, so that one packs and decodes
-    /// on the host while the other's kernel runs. A stream whose arena
+    /// The runners of one GPU, each on its own stream, so that some pack
+    /// and decode on the host while the others' kernels run. A stream whose arena
     /// cannot be had is left out; an error only when none starts.
     pub fn for_gpu(gpu: &Arc<Gpu>) -> Result<Vec<Self>, DeviceError> {
         let (free, _) = gpu.memory()?;
@@ -238,6 +238,12 @@ impl WfaRunner {
 
     fn run(&mut self, jobs: &[WfaJob]) -> Result<Vec<Option<Vec<PairResult>>>, DeviceError> {
         let started = std::time::Instant::now();
+        crate::log_debug!(
+            "wfa runner on stream {}: {} jobs, {} pairs",
+            self.lane,
+            jobs.len(),
+            jobs.iter().map(|j| j.range.len()).sum::<usize>()
+        );
         let mut results: Vec<Vec<Option<PairResult>>> =
             jobs.iter().map(|j| vec![None; j.range.len()]).collect();
         // Jobs of one configuration share launches.
@@ -310,7 +316,9 @@ impl WfaRunner {
                 }
             }
         }
-        let rescued: Vec<((usize, usize), PairResult)> =
+        let rescued: Vec<((usize, usize), PairResult)> = if missing.is_empty() {
+            Vec::new()
+        } else {
             crate::engine::cpu::install_for_devices(|| {
                 use rayon::prelude::*;
                 missing
@@ -328,7 +336,8 @@ impl WfaRunner {
                         )
                     })
                     .collect()
-            });
+            })
+        };
         for ((j, slot), r) in rescued {
             results[j][slot] = Some(r);
         }
@@ -580,7 +589,15 @@ impl WfaRunner {
                 });
         });
         let packed = started.elapsed();
+        let timeline = crate::engine::log::enabled(crate::engine::config::LogLevel::Debug);
+        let mut marks = Vec::new();
+        if timeline {
+            marks.push(self.arena.mark()?);
+        }
         self.arena.upload(io_at..inputs_end)?;
+        if timeline {
+            marks.push(self.arena.mark()?);
+        }
         let n = u32::try_from(part.placed.len())
             .map_err(|_| DeviceError("too many pairs for one launch".into()))?;
         self.arena.launch(
@@ -607,6 +624,9 @@ impl WfaRunner {
             ],
         )?;
         COUNTERS.launches.fetch_add(1, Ordering::Relaxed);
+        if timeline {
+            marks.push(self.arena.mark()?);
+        }
         self.arena
             .download(io_at + COUNTER_AT..io_at + RUNS_USED_AT + 4)?;
         self.arena.download(part.inputs_end..part.results_end)?;
@@ -617,12 +637,16 @@ impl WfaRunner {
         if guess > 0 {
             self.arena.download(part.runs.at..part.runs.at + guess)?;
         }
+        if timeline {
+            marks.push(self.arena.mark()?);
+        }
         let fence = self.arena.fence()?;
         Ok(Submitted {
             started,
             packed,
             guess,
             fence,
+            marks,
         })
     }
 
@@ -657,7 +681,8 @@ impl WfaRunner {
                 .download(part.runs.at + submitted.guess..part.runs.at + runs_used)?;
             more = true;
         }
-        if full && self.any_left_to_host(part)? {
+        let left_to_host = full && self.any_left_to_host(part)?;
+        if left_to_host {
             self.arena
                 .download(part.paths.at..part.paths.at + paths_used)?;
             more = true;
@@ -674,20 +699,19 @@ impl WfaRunner {
         let decoding = std::time::Instant::now();
         let staging: &[u8] = self.arena.staging_part(part.io_at..part.end)?;
         let base = part.io_at;
+        let runs = &staging[part.runs.at - base..part.runs.at - base + runs_used];
         let areas = Copied {
             paths: &staging[part.paths.at - base..part.paths.at - base + paths_used],
-            runs: &staging[part.runs.at - base..part.runs.at - base + runs_used],
+            // The part's pairs share one copy of the runs.
+            runs: runs
+                .chunks_exact(4)
+                .map(|b| u32::from_le_bytes([b[0], b[1], b[2], b[3]]))
+                .collect(),
         };
-        let decoded: Vec<Decoded> = crate::engine::cpu::install_for_devices(|| {
-            use rayon::prelude::*;
-            part.placed
-                .par_iter()
-                .map(|p| decode(staging, base, &areas, p, params, pen))
-                .collect()
-        });
+        let copied = decoding.elapsed();
         let mut short = Vec::new();
         let (mut on_gpu, mut rescued, mut routed) = (0, 0, 0);
-        for (p, r) in part.placed.iter().zip(decoded) {
+        let mut store = |p: &Placed, r: Decoded| {
             let slot = p.pair - jobs[p.job].range.start;
             match r {
                 Decoded::Done(r) => {
@@ -703,20 +727,59 @@ impl WfaRunner {
                 }),
                 Decoded::NotPackable => routed += 1,
             }
+        };
+        if left_to_host {
+            // Walks to replay: on the pool.
+            let decoded: Vec<Decoded> = crate::engine::cpu::install_for_devices(|| {
+                use rayon::prelude::*;
+                part.placed
+                    .par_iter()
+                    .map(|p| decode(staging, base, &areas, p, params, pen))
+                    .collect()
+            });
+            for (p, r) in part.placed.iter().zip(decoded) {
+                store(p, r);
+            }
+        } else {
+            // A few loads and sums a pair, straight into its place: the
+            // runner's thread does it, leaving the pool to pack other parts.
+            for p in &part.placed {
+                store(p, decode(staging, base, &areas, p, params, pen));
+            }
         }
         COUNTERS.on_gpu.fetch_add(on_gpu, Ordering::Relaxed);
         COUNTERS.rescued.fetch_add(rescued, Ordering::Relaxed);
         COUNTERS.routed_to_cpu.fetch_add(routed, Ordering::Relaxed);
+        self.log_marks(&submitted.marks);
         crate::log_debug!(
-            "wfa part: {} pairs: pack {:.1} ms, then {:.1} ms until it was waited for, wait {:.1} ms, decode {:.1} ms",
+            "wfa part: {} pairs: pack {:.1} ms, then {:.1} ms until it was waited for, wait {:.1} ms, decode {:.1} ms (runs copied in {:.2})",
             part.placed.len(),
             submitted.packed.as_secs_f64() * 1e3,
             (waited - submitted.started - submitted.packed).as_secs_f64() * 1e3,
             device.as_secs_f64() * 1e3,
-            decoding.elapsed().as_secs_f64() * 1e3
+            decoding.elapsed().as_secs_f64() * 1e3,
+            copied.as_secs_f64() * 1e3
         );
         Ok(short)
     }
+    /// For the debug timeline: when the GPU ran a part's upload, kernel and
+    /// copies back, on the debug lines' clock.
+    fn log_marks(&self, marks: &[crate::engine::device::Mark]) {
+        let at: Vec<String> = marks
+            .iter()
+            .map(|m| match self.arena.mark_time(m) {
+                Some(at) => format!("{:.2}", crate::engine::log::debug_ms(at)),
+                None => "?".into(),
+            })
+            .collect();
+        if let [upload, kernel, kernel_end, back] = &at[..] {
+            crate::log_debug!(
+                "wfa part on stream {}: upload from {upload} ms, kernel {kernel}-{kernel_end} ms, copies back until {back} ms",
+                self.lane
+            );
+        }
+    }
+
     /// Whether a pair of the part finished with its walk not replayed by
     /// the kernel (its results are in the staging buffer).
     fn any_left_to_host(&mut self, part: &Part) -> Result<bool, DeviceError> {
@@ -838,17 +901,20 @@ struct Submitted {
     /// Bytes of the path area already being copied back.
     guess: usize,
     fence: crate::engine::device::Fence,
+    /// For the debug timeline: the GPU's time before the upload, before
+    /// the kernel, after it and after the copies back (empty otherwise).
+    marks: Vec<crate::engine::device::Mark>,
 }
 
 /// How many runners a GPU gets, and the arena of each, out of `budget`
-/// bytes: one per stream, or a single one with all of it when the budget
-/// split that way would leave each less than the least arena.
+/// bytes: [`LANES`] (or `SEQSHIM_WFA_LANES`, up to one per stream), fewer
+/// when the budget split that way would leave each less than the least
+/// arena.
 fn lanes_for(budget: usize) -> (usize, usize) {
-    let lanes = if budget / LANES >= MIN_ARENA {
-        LANES
-    } else {
-        1
-    };
+    let want = tuning("SEQSHIM_WFA_LANES")
+        .unwrap_or(LANES)
+        .clamp(1, crate::engine::device::STREAMS);
+    let lanes = want.min(budget / MIN_ARENA).max(1);
     (lanes, (budget / lanes).min(MAX_ARENA))
 }
 
@@ -889,7 +955,7 @@ struct Area {
 /// (the path area only when a walk is left to the host).
 struct Copied<'a> {
     paths: &'a [u8],
-    runs: &'a [u8],
+    runs: Arc<[u32]>,
 }
 
 /// One pair's result slot. `staging` is the part's I/O range, which starts
@@ -919,19 +985,14 @@ fn decode(
     let (plen, tlen) = (p.plen as i32, p.tlen as i32);
     let most = p.plen + p.tlen;
     let runs = usize::try_from(i32_at(staging, r + 28)).ok().and_then(|n| {
-        let at = 4 * usize::try_from(i32_at(staging, r + 24)).ok()?;
-        areas.runs.get(at..at.checked_add(4 * n)?)
+        let at = usize::try_from(i32_at(staging, r + 24)).ok()?;
+        Some(at..at.checked_add(n)?)
     });
     let operations = if params.full == 0 {
         Operations::default()
     } else if let Some(runs) = runs {
-        // Kept as runs (first first; the kernel writes them last first).
-        let runs = runs
-            .chunks_exact(4)
-            .rev()
-            .map(|b| u32::from_le_bytes([b[0], b[1], b[2], b[3]]))
-            .collect();
-        match Operations::from_runs(runs, most) {
+        // Kept as the kernel wrote them, last run first.
+        match Operations::from_shared_runs(&areas.runs, runs, most) {
             Some(ops) => ops,
             None => {
                 COUNTERS.replay_failures.fetch_add(1, Ordering::Relaxed);
@@ -1006,11 +1067,16 @@ impl BatchRunner<WfaJob> for WfaRunner {
 mod tests {
     use super::*;
 
-    /// A GPU with room for one arena but not two still gets one runner.
+    /// A GPU with room for fewer arenas than runners gets as many as fit,
+    /// one at least, with all of the budget.
     #[test]
-    fn a_small_budget_gives_one_runner_with_all_of_it() {
+    fn a_small_budget_gives_fewer_runners_with_all_of_it() {
         assert_eq!(lanes_for(MIN_ARENA * LANES), (LANES, MIN_ARENA));
-        assert_eq!(lanes_for(MIN_ARENA * LANES - 1), (1, MIN_ARENA * LANES - 1));
+        assert_eq!(
+            lanes_for(MIN_ARENA * LANES - 1),
+            (LANES - 1, (MIN_ARENA * LANES - 1) / (LANES - 1))
+        );
+        assert_eq!(lanes_for(MIN_ARENA * 2 - 1), (1, MIN_ARENA * 2 - 1));
         assert_eq!(lanes_for(MIN_ARENA - 1), (1, MIN_ARENA - 1));
         assert_eq!(lanes_for(usize::MAX / 2), (LANES, MAX_ARENA));
     }
