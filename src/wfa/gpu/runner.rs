@@ -8,7 +8,7 @@
 //! wavefront ring, score table and backtrace codes.
 
 use std::sync::Arc;
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 
 use super::plan::{self, PARAMS_BYTES, Params};
 use super::replay;
@@ -52,7 +52,12 @@ const HOST_SLACK: usize = 64 << 10;
 const MIN_ARENA: usize = 256 << 20;
 /// Share of free device memory the arenas of a GPU may take together.
 const MEM_FRAC: f64 = 0.5;
-/// Runners per GPU, each on its own stream and arena.
+/// Runners per GPU, each on its own stream and arena. Six measured faster
+/// than three or four on an H200 with 16 host cores (1 kbp 2 % with CIGAR:
+/// 17.1 ms a 100,000-pair run against 19.6 and 17.7, BENCHMARKS.md): each
+/// runner reads its results on its own thread, and more of them keep the
+/// GPU fed while others do. `SEQSHIM_WFA_LANES` overrides it for
+/// measurements.
 const LANES: usize = 6;
 /// Largest ring kept in shared memory. Rings of up to 40 KiB fit the
 /// default limit, but a large ring there costs occupancy while a ring in
@@ -131,6 +136,9 @@ pub struct WfaRunner {
     /// Whether the kernel leaves the replay of its walks to the host (the
     /// fallback for walks its runs area has no room for; tests force it).
     host_replay: bool,
+    /// Parts submitted and not yet waited for on this GPU, by all its
+    /// runners: a launch that finds none starts with a small part.
+    in_flight: Arc<AtomicUsize>,
 }
 
 /// A pair the kernel takes: its job, its place in the job, and its lengths
@@ -175,9 +183,13 @@ impl WfaRunner {
         let (free, _) = gpu.memory()?;
         let (lanes, bytes) = lanes_for((free as f64 * MEM_FRAC) as usize);
         let mut runners = Vec::with_capacity(lanes);
+        let in_flight = Arc::new(AtomicUsize::new(0));
         for lane in 0..lanes {
             match WfaRunner::new(gpu.clone(), lane, bytes) {
-                Ok(runner) => runners.push(runner),
+                Ok(mut runner) => {
+                    runner.in_flight = in_flight.clone();
+                    runners.push(runner)
+                }
                 Err(e) if lane == 0 => return Err(e),
                 Err(e) => {
                     crate::log_warn!("WFA: GPU {} runs one stream only ({e})", gpu.info().ordinal)
@@ -227,6 +239,7 @@ impl WfaRunner {
             lane,
             runs_bytes_per_pair: 256,
             host_replay: false,
+            in_flight: Arc::new(AtomicUsize::new(0)),
         })
     }
 
@@ -461,9 +474,24 @@ impl WfaRunner {
         } else {
             1
         };
-        let mut parts = Vec::with_capacity(n_parts);
+        // On an idle GPU (a run's start), a first part of a quarter of a
+        // GPU-full, packed sooner, starts the kernels while the rest is
+        // packed: the runners of a GPU all start together, and their first
+        // full parts took 2-3.5 ms to pack side by side (with it, the first
+        // kernel of a 1 kbp run started about 2.5 ms sooner on an H200).
+        let lead = if n_parts > 1 && self.in_flight.load(Ordering::Acquire) == 0 {
+            (resident / 4).max(1)
+        } else {
+            0
+        };
+        let (first, rest) = chunk.split_at(lead.min(chunk.len()));
+        let pieces = Some(first)
+            .filter(|f| !f.is_empty())
+            .into_iter()
+            .chain(rest.chunks(rest.len().div_ceil(n_parts).max(1)));
+        let mut parts = Vec::with_capacity(n_parts + 1);
         let mut io_at = 0;
-        for pairs in chunk.chunks(chunk.len().div_ceil(n_parts).max(1)) {
+        for pairs in pieces {
             let part = Part::lay_out(jobs, pairs, io_at, full, pen, !self.host_replay);
             io_at = part.end;
             parts.push(part);
@@ -642,6 +670,7 @@ impl WfaRunner {
         }
         let fence = self.arena.fence()?;
         Ok(Submitted {
+            _in_flight: InFlight::count(&self.in_flight),
             started,
             packed,
             guess,
@@ -904,6 +933,24 @@ struct Submitted {
     /// For the debug timeline: the GPU's time before the upload, before
     /// the kernel, after it and after the copies back (empty otherwise).
     marks: Vec<crate::engine::device::Mark>,
+    _in_flight: InFlight,
+}
+
+/// Counts a submitted part in its GPU's parts in flight until it is
+/// dropped (finished, or abandoned on an error).
+struct InFlight(Arc<AtomicUsize>);
+
+impl InFlight {
+    fn count(parts: &Arc<AtomicUsize>) -> Self {
+        parts.fetch_add(1, Ordering::AcqRel);
+        InFlight(parts.clone())
+    }
+}
+
+impl Drop for InFlight {
+    fn drop(&mut self) {
+        self.0.fetch_sub(1, Ordering::AcqRel);
+    }
 }
 
 /// How many runners a GPU gets, and the arena of each, out of `budget`
