@@ -232,7 +232,7 @@ pub fn gpu_may_take(attributes: &AlignerAttributes, pattern_len: usize, text_len
         .is_ok_and(|params| params.takes_lengths(pattern_len, text_len))
 }
 
-/// The runners of every GPU in use (two per GPU, see `WfaRunner::for_gpu`).
+/// The runners of every GPU in use (several per GPU, see `WfaRunner::for_gpu`).
 fn device_runners() -> Vec<Box<dyn BatchRunner<WfaJob>>> {
     let mut runners: Vec<Box<dyn BatchRunner<WfaJob>>> = Vec::new();
     for gpu in crate::engine::device::gpus() {

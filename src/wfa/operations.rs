@@ -7,7 +7,8 @@
 //! cost of a GPU batch with CIGARs after packing the inputs. The pairs of
 //! one GPU launch share one buffer of runs, as the kernel wrote them (each
 //! pair's last run first), so that reading a launch's results allocates
-//! nothing per pair. The letters of runs are made when first asked for
+//! nothing per pair (a result keeps its launch's buffer, about 120 bytes a
+//! 1 kbp pair, alive). The letters of runs are made when first asked for
 //! ([`Operations::letters`], which the C API's pointer into the batch needs)
 //! and kept; a SAM-style string is made from the runs directly.
 

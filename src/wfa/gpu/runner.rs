@@ -439,9 +439,10 @@ impl WfaRunner {
     /// ([`PARTS`]), pipelined on this runner's stream: the next part is
     /// packed while the one before runs, and that one is decoded while the
     /// next runs. In one piece, a launch kept the GPU idle while it packed
-    /// and decoded, and the two runners of a GPU fell into step (both
-    /// packing, then both on the GPU, then both decoding). Three and four
-    /// parts measured level with two on an H200 (BENCHMARKS.md).
+    /// and decoded, and the two runners a GPU then had fell into step (both
+    /// packing, then both on the GPU, then both decoding). Three, four and
+    /// six parts measured level with two on an H200 (BENCHMARKS.md). On an
+    /// idle GPU a small part goes first (see below).
     fn launch(
         &mut self,
         params: Params,
