@@ -49,15 +49,6 @@ impl Operations {
         Operations(Form::Letters(letters))
     }
 
-    /// Operations given as runs in order; `None` if they add up to more
-    /// than `most` operations (no alignment of the pair has more: a corrupt
-    /// list).
-    pub fn from_runs(mut runs: Vec<u32>, most: usize) -> Option<Self> {
-        runs.reverse();
-        let n = runs.len();
-        Self::from_shared_runs(&Arc::from(runs), 0..n, most)
-    }
-
     /// Operations given as the runs `shared[range]`, last run first (the
     /// kernel's order); `None` if the range is outside `shared` or they add
     /// up to more than `most` operations.
@@ -179,6 +170,14 @@ mod tests {
         count << 2 | code
     }
 
+    /// Operations of runs listed in order (stored last first, as the
+    /// kernel writes them).
+    fn in_order(mut runs: Vec<u32>, most: usize) -> Option<Operations> {
+        runs.reverse();
+        let n = runs.len();
+        Operations::from_shared_runs(&Arc::from(runs), 0..n, most)
+    }
+
     #[test]
     fn runs_and_letters_agree() {
         // Two X runs side by side, as the kernel writes one per mismatch.
@@ -190,7 +189,7 @@ mod tests {
             run(1, 3),
             run(0, 0),
         ];
-        let ops = Operations::from_runs(runs, 8).expect("8 operations fit");
+        let ops = in_order(runs, 8).expect("8 operations fit");
         assert_eq!(ops.len(), 8);
         assert_eq!(ops.letters(), b"MMMXXIID");
         assert_eq!(ops.sam(), "3M2X2I1D");
@@ -203,9 +202,9 @@ mod tests {
 
     #[test]
     fn too_many_operations_are_refused() {
-        assert!(Operations::from_runs(vec![run(5, 0), run(3, 1)], 7).is_none());
-        assert!(Operations::from_runs(vec![u32::MAX], 100).is_none());
-        let none = Operations::from_runs(Vec::new(), 0).expect("nothing fits");
+        assert!(in_order(vec![run(5, 0), run(3, 1)], 7).is_none());
+        assert!(in_order(vec![u32::MAX], 100).is_none());
+        let none = in_order(Vec::new(), 0).expect("nothing fits");
         assert!(none.is_empty());
         assert_eq!(none.letters(), b"");
         assert_eq!(none.sam(), "");

@@ -618,15 +618,10 @@ impl WfaRunner {
                 });
         });
         let packed = started.elapsed();
-        let timeline = crate::engine::log::enabled(crate::engine::config::LogLevel::Debug);
         let mut marks = Vec::new();
-        if timeline {
-            marks.push(self.arena.mark()?);
-        }
+        self.mark(&mut marks);
         self.arena.upload(io_at..inputs_end)?;
-        if timeline {
-            marks.push(self.arena.mark()?);
-        }
+        self.mark(&mut marks);
         let n = u32::try_from(part.placed.len())
             .map_err(|_| DeviceError("too many pairs for one launch".into()))?;
         self.arena.launch(
@@ -653,9 +648,7 @@ impl WfaRunner {
             ],
         )?;
         COUNTERS.launches.fetch_add(1, Ordering::Relaxed);
-        if timeline {
-            marks.push(self.arena.mark()?);
-        }
+        self.mark(&mut marks);
         self.arena
             .download(io_at + COUNTER_AT..io_at + RUNS_USED_AT + 4)?;
         self.arena.download(part.inputs_end..part.results_end)?;
@@ -666,9 +659,7 @@ impl WfaRunner {
         if guess > 0 {
             self.arena.download(part.runs.at..part.runs.at + guess)?;
         }
-        if timeline {
-            marks.push(self.arena.mark()?);
-        }
+        self.mark(&mut marks);
         let fence = self.arena.fence()?;
         Ok(Submitted {
             _in_flight: InFlight::count(&self.in_flight),
@@ -792,6 +783,17 @@ impl WfaRunner {
         );
         Ok(short)
     }
+    /// For the debug timeline (`SEQSHIM_LOG=debug` only): a mark after the
+    /// work queued so far. Best effort: a mark that cannot be made leaves
+    /// the part's timeline unlogged, not its work failed.
+    fn mark(&mut self, marks: &mut Vec<crate::engine::device::Mark>) {
+        if crate::engine::log::enabled(crate::engine::config::LogLevel::Debug)
+            && let Ok(mark) = self.arena.mark()
+        {
+            marks.push(mark);
+        }
+    }
+
     /// For the debug timeline: when the GPU ran a part's upload, kernel and
     /// copies back, on the debug lines' clock.
     fn log_marks(&self, marks: &[crate::engine::device::Mark]) {
