@@ -33,7 +33,7 @@ fn build_pool(role: &'static str, n: usize) -> Option<rayon::ThreadPool> {
         .panic_handler(move |payload| {
             crate::log_warn!(
                 "a task on the {role} pool panicked: {}",
-                crate::ffi::guard::panic_message(&*payload)
+                super::panic::panic_message(&*payload)
             )
         })
         .build();

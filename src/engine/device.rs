@@ -56,7 +56,7 @@ fn shielded<T>(
         Ok(result) => result,
         Err(payload) => Err(DeviceError(format!(
             "{context}: {}",
-            crate::ffi::guard::panic_message(&*payload)
+            super::panic::panic_message(&*payload)
         ))),
     }
 }
@@ -1074,7 +1074,7 @@ mod tests {
         let Some(gpu) = gpus().first() else {
             eprintln!(
                 "SKIPPED: no GPU in use ({})",
-                crate::ffi::native::backend_report().trim()
+                super::report::backend_report().trim()
             );
             return;
         };

@@ -6,4 +6,6 @@ pub mod config;
 pub mod cpu;
 pub mod device;
 pub mod log;
+pub mod panic;
+pub mod report;
 pub mod scheduler;

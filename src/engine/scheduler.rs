@@ -220,7 +220,7 @@ pub fn run_cpu_caught<J: Job>(job: &J) -> Result<J::Output, ScheduleError> {
     catch_unwind(AssertUnwindSafe(|| job.run_cpu())).map_err(|payload| {
         ScheduleError(format!(
             "the CPU path panicked: {}",
-            crate::ffi::guard::panic_message(&*payload)
+            super::panic::panic_message(&*payload)
         ))
     })
 }
@@ -502,7 +502,7 @@ fn executor_loop<J: Job>(shared: Arc<Shared<J>>, mut runner: Box<dyn BatchRunner
             catch_unwind(AssertUnwindSafe(|| runner.run_batch(&jobs))).unwrap_or_else(|payload| {
                 Err(format!(
                     "panicked: {}",
-                    crate::ffi::guard::panic_message(&*payload)
+                    super::panic::panic_message(&*payload)
                 ))
             });
         let outputs = match outcome {

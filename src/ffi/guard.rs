@@ -3,7 +3,6 @@
 //! missing) becomes the function's error value instead of unwinding into C,
 //! which would be undefined behaviour.
 
-use std::any::Any;
 use std::cell::Cell;
 use std::sync::Once;
 
@@ -53,17 +52,6 @@ impl Drop for GuardScope {
     }
 }
 
-/// The text of a panic payload.
-pub fn panic_message(payload: &(dyn Any + Send)) -> String {
-    if let Some(s) = payload.downcast_ref::<&str>() {
-        (*s).to_string()
-    } else if let Some(s) = payload.downcast_ref::<String>() {
-        s.clone()
-    } else {
-        "unknown panic".to_string()
-    }
-}
-
 /// Runs `$body` with panics caught; on a panic logs one warning and
 /// evaluates to `$on_panic`.
 #[macro_export]
@@ -76,7 +64,7 @@ macro_rules! ffi_guard {
             Err(payload) => {
                 $crate::log_warn!(
                     "internal error contained at the C boundary: {}",
-                    $crate::ffi::guard::panic_message(&*payload)
+                    $crate::engine::panic::panic_message(&*payload)
                 );
                 $on_panic
             }

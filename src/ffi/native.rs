@@ -3,7 +3,6 @@
 
 use std::ffi::{c_char, c_int};
 
-use crate::engine::{config, cpu, device};
 use crate::ffi_guard;
 
 /// Success.
@@ -51,52 +50,6 @@ pub unsafe extern "C" fn seqshim_strerror(status: c_int) -> *const c_char {
     text.as_ptr().cast()
 }
 
-/// The text `seqshim_backend_info` reports: which backend, which GPUs, and
-/// why the CPU when that is what runs.
-pub fn backend_report() -> String {
-    let config = config::get();
-    let mut text = String::new();
-    match device::availability() {
-        device::Availability::Gpus(gpus) => {
-            text.push_str("backend: cuda\n");
-            for gpu in gpus {
-                let info = gpu.info();
-                text.push_str(&format!(
-                    "gpu {}: {} (sm_{}{}, {} MiB)\n",
-                    info.ordinal,
-                    info.name,
-                    info.compute_capability.0,
-                    info.compute_capability.1,
-                    info.total_memory >> 20
-                ));
-            }
-            if let Ok((major, minor)) = device::nvrtc_version() {
-                text.push_str(&format!("nvrtc: {major}.{minor}\n"));
-            }
-        }
-        device::Availability::CpuOnly { reason } => {
-            text.push_str("backend: cpu\n");
-            text.push_str(&format!("reason: {reason}\n"));
-        }
-    }
-    text.push_str(&format!("cpu threads: {}\n", cpu::threads()));
-    let (compiled, cached) = device::kernel_counters();
-    let cache_dir = config
-        .kernel_cache_dir()
-        .map(|p| p.display().to_string())
-        .unwrap_or_else(|| "none".into());
-    text.push_str(&format!(
-        "kernel cache: {cache_dir} ({compiled} compiled, {cached} loaded from cache)\n"
-    ));
-    if config.strict {
-        text.push_str("strict: on\n");
-    }
-    for warning in &config.warnings {
-        text.push_str(&format!("config warning: {warning}\n"));
-    }
-    text
-}
-
 /// Writes a human-readable report of the backend in use into `buf`, like
 /// `snprintf`: at most `len - 1` bytes and a terminating NUL. Returns the
 /// length of the whole report (without NUL), so a caller whose buffer was too
@@ -112,7 +65,7 @@ pub unsafe extern "C" fn seqshim_backend_info(buf: *mut c_char, len: usize) -> c
         let Some(out) = (unsafe { super::guard::bytes_mut(buf.cast(), len) }) else {
             return SEQSHIM_ERR_NULL_POINTER;
         };
-        let report = backend_report();
+        let report = crate::engine::report::backend_report();
         let bytes = report.as_bytes();
         if let Some(room) = out.len().checked_sub(1) {
             let n = bytes.len().min(room);
