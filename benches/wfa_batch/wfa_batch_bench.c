@@ -233,7 +233,7 @@ static double run_batch(const struct pairs *v, int score_only, int device, struc
     o.scope = score_only ? SEQSHIM_WFA_SCOPE_SCORE : SEQSHIM_WFA_SCOPE_ALIGNMENT;
     o.device = device;
     seqshim_wfa_batch_t *b = NULL;
-    if (ss.create(&o, (size_t)v->n, &b) != SEQSHIM_WFA_OK) {
+    if (ss.create(&o, (size_t)v->n, &b) != SEQSHIM_OK) {
         fprintf(stderr, "seqshim_wfa_batch_create failed\n");
         exit(2);
     }

@@ -211,7 +211,7 @@ static long compare_config(const struct config *c, struct pair *pairs, int n, in
     options_of(c, &o, device);
     seqshim_wfa_batch_t *b = NULL;
     int rc = seqshim_wfa_batch_create(&o, (size_t)n, &b);
-    CHECK(rc == SEQSHIM_WFA_OK && b, "%s: create -> %d", c->name, rc);
+    CHECK(rc == SEQSHIM_OK && b, "%s: create -> %d", c->name, rc);
     if (!b) return 0;
     wavefront_aligner_t *wf = aligner_of(c);
     CHECK(wf != NULL, "%s: wavefront_aligner_new", c->name);
@@ -225,12 +225,12 @@ static long compare_config(const struct config *c, struct pair *pairs, int n, in
         rc = (i % 2 ? seqshim_wfa_batch_add_borrowed : seqshim_wfa_batch_add)(
             b, pairs[i].p, pairs[i].plen, pairs[i].t, pairs[i].tlen, &at);
         int too_short = c->span && (pairs[i].plen < c->pef || pairs[i].tlen < c->tef);
-        CHECK(rc == (too_short ? SEQSHIM_WFA_E_LENGTH : SEQSHIM_WFA_OK), "%s: add %d -> %d", c->name, i, rc);
-        index[i] = rc == SEQSHIM_WFA_OK ? (int)at : -1;
+        CHECK(rc == (too_short ? SEQSHIM_E_LIMIT : SEQSHIM_OK), "%s: add %d -> %d", c->name, i, rc);
+        index[i] = rc == SEQSHIM_OK ? (int)at : -1;
     }
-    CHECK(seqshim_wfa_batch_run(b) == SEQSHIM_WFA_OK, "%s: run", c->name);
+    CHECK(seqshim_wfa_batch_run(b) == SEQSHIM_OK, "%s: run", c->name);
     size_t to_gpu = 9, to_cpu = 9;
-    CHECK(seqshim_wfa_batch_routing(b, &to_gpu, &to_cpu) == SEQSHIM_WFA_OK &&
+    CHECK(seqshim_wfa_batch_routing(b, &to_gpu, &to_cpu) == SEQSHIM_OK &&
               to_gpu + to_cpu == seqshim_wfa_batch_size(b),
           "%s: routing %zu + %zu", c->name, to_gpu, to_cpu);
     long same = 0;
@@ -241,7 +241,7 @@ static long compare_config(const struct config *c, struct pair *pairs, int n, in
         int want = wavefront_align(wf, pairs[i].p, pairs[i].plen, pairs[i].t, pairs[i].tlen);
         int status = 99, score = 99;
         rc = seqshim_wfa_batch_result(b, (size_t)index[i], &status, &score);
-        int ok = (rc == SEQSHIM_WFA_OK || (rc == SEQSHIM_WFA_E_REFUSED && want == -1)) && status == want;
+        int ok = (rc == SEQSHIM_OK || (rc == SEQSHIM_E_REFUSED && want == -1)) && status == want;
         /* Where wavefront_align keeps the previous pair's score (score-only
          * alignments that did not finish), a batch reports INT_MIN. */
         int want_score = (c->scope == 0 && want != 0) ? INT_MIN : wf->cigar->score;
@@ -249,14 +249,14 @@ static long compare_config(const struct config *c, struct pair *pairs, int n, in
         const char *ops = NULL;
         size_t len = 0;
         int n_ops = wf->cigar->end_offset - wf->cigar->begin_offset;
-        if (rc == SEQSHIM_WFA_OK) {
-            ok = ok && seqshim_wfa_batch_cigar(b, (size_t)index[i], &ops, &len) == SEQSHIM_WFA_OK;
+        if (rc == SEQSHIM_OK) {
+            ok = ok && seqshim_wfa_batch_cigar(b, (size_t)index[i], &ops, &len) == SEQSHIM_OK;
             ok = ok && (int)len == n_ops &&
                  (n_ops == 0 || memcmp(ops, wf->cigar->operations + wf->cigar->begin_offset, len) == 0);
             rle(wf->cigar->operations + wf->cigar->begin_offset, n_ops, want_sam);
             size_t needed = 0;
             ok = ok && seqshim_wfa_batch_cigar_sam(b, (size_t)index[i], sam, 4 * 2 * 1300 + 16, &needed) ==
-                           SEQSHIM_WFA_OK;
+                           SEQSHIM_OK;
             ok = ok && strcmp(sam, want_sam) == 0 && needed == strlen(want_sam) + 1;
         }
         if (ok) {
@@ -277,81 +277,81 @@ static long compare_config(const struct config *c, struct pair *pairs, int n, in
 static void bad_input(void) {
     seqshim_wfa_options_t o;
     seqshim_wfa_batch_t *b = NULL;
-    CHECK(seqshim_wfa_options_default(NULL) == SEQSHIM_WFA_E_ARG, "options_default(NULL)");
+    CHECK(seqshim_wfa_options_default(NULL) == SEQSHIM_E_NULL, "options_default(NULL)");
     seqshim_wfa_options_default(&o);
-    CHECK(seqshim_wfa_batch_create(NULL, 0, &b) == SEQSHIM_WFA_E_ARG && !b, "create(NULL options)");
-    CHECK(seqshim_wfa_batch_create(&o, 0, NULL) == SEQSHIM_WFA_E_ARG, "create(NULL out)");
+    CHECK(seqshim_wfa_batch_create(NULL, 0, &b) == SEQSHIM_E_NULL && !b, "create(NULL options)");
+    CHECK(seqshim_wfa_batch_create(&o, 0, NULL) == SEQSHIM_E_NULL, "create(NULL out)");
     o.metric = 77;
-    CHECK(seqshim_wfa_batch_create(&o, 0, &b) == SEQSHIM_WFA_E_OPTION && !b, "unknown metric");
+    CHECK(seqshim_wfa_batch_create(&o, 0, &b) == SEQSHIM_E_OPTION && !b, "unknown metric");
     seqshim_wfa_options_default(&o);
     o.heuristic = 99;
-    CHECK(seqshim_wfa_batch_create(&o, 0, &b) == SEQSHIM_WFA_E_OPTION && !b, "unknown heuristic");
+    CHECK(seqshim_wfa_batch_create(&o, 0, &b) == SEQSHIM_E_OPTION && !b, "unknown heuristic");
     seqshim_wfa_options_default(&o);
     o.memory_mode = SEQSHIM_WFA_MEMORY_ULTRALOW;
-    CHECK(seqshim_wfa_batch_create(&o, 0, &b) == SEQSHIM_WFA_E_OPTION && !b, "ultralow");
+    CHECK(seqshim_wfa_batch_create(&o, 0, &b) == SEQSHIM_E_OPTION && !b, "ultralow");
     seqshim_wfa_options_default(&o);
     o.gap_extension = 0;
-    CHECK(seqshim_wfa_batch_create(&o, 0, &b) == SEQSHIM_WFA_E_PENALTIES && !b, "gap extension 0");
+    CHECK(seqshim_wfa_batch_create(&o, 0, &b) == SEQSHIM_E_OPTION && !b, "gap extension 0");
     seqshim_wfa_options_default(&o);
     o.match_score = 3;
-    CHECK(seqshim_wfa_batch_create(&o, 0, &b) == SEQSHIM_WFA_E_PENALTIES && !b, "positive match");
+    CHECK(seqshim_wfa_batch_create(&o, 0, &b) == SEQSHIM_E_OPTION && !b, "positive match");
     seqshim_wfa_options_default(&o);
     o.span = SEQSHIM_WFA_SPAN_ENDS_FREE;
     o.pattern_begin_free = -1;
-    CHECK(seqshim_wfa_batch_create(&o, 0, &b) == SEQSHIM_WFA_E_OPTION && !b, "negative ends-free");
+    CHECK(seqshim_wfa_batch_create(&o, 0, &b) == SEQSHIM_E_OPTION && !b, "negative ends-free");
     seqshim_wfa_options_default(&o);
     o.device = -7;
-    CHECK(seqshim_wfa_batch_create(&o, 0, &b) == SEQSHIM_WFA_E_OPTION && !b, "device -7");
+    CHECK(seqshim_wfa_batch_create(&o, 0, &b) == SEQSHIM_E_OPTION && !b, "device -7");
 
     /* A good batch, then everything wrong with pairs and results. */
     seqshim_wfa_options_default(&o);
     o.span = SEQSHIM_WFA_SPAN_ENDS_FREE;
     o.text_end_free = 3;
-    CHECK(seqshim_wfa_batch_create(&o, SIZE_MAX, &b) == SEQSHIM_WFA_OK && b, "create with a wild hint");
+    CHECK(seqshim_wfa_batch_create(&o, SIZE_MAX, &b) == SEQSHIM_OK && b, "create with a wild hint");
     size_t at = 42;
-    CHECK(seqshim_wfa_batch_add(NULL, "ACGT", 4, "ACGT", 4, &at) == SEQSHIM_WFA_E_ARG, "add to NULL");
-    CHECK(seqshim_wfa_batch_add(b, NULL, 4, "ACGT", 4, &at) == SEQSHIM_WFA_E_ARG, "NULL pattern");
-    CHECK(seqshim_wfa_batch_add_borrowed(b, "ACGT", 4, NULL, 4, &at) == SEQSHIM_WFA_E_ARG, "NULL text");
-    CHECK(seqshim_wfa_batch_add(b, "ACGT", -1, "ACGT", 4, &at) == SEQSHIM_WFA_E_LENGTH, "negative length");
-    CHECK(seqshim_wfa_batch_add(b, "ACGT", INT_MAX, "ACGT", INT_MAX, &at) == SEQSHIM_WFA_E_LENGTH,
+    CHECK(seqshim_wfa_batch_add(NULL, "ACGT", 4, "ACGT", 4, &at) == SEQSHIM_E_NULL, "add to NULL");
+    CHECK(seqshim_wfa_batch_add(b, NULL, 4, "ACGT", 4, &at) == SEQSHIM_E_NULL, "NULL pattern");
+    CHECK(seqshim_wfa_batch_add_borrowed(b, "ACGT", 4, NULL, 4, &at) == SEQSHIM_E_NULL, "NULL text");
+    CHECK(seqshim_wfa_batch_add(b, "ACGT", -1, "ACGT", 4, &at) == SEQSHIM_E_LIMIT, "negative length");
+    CHECK(seqshim_wfa_batch_add(b, "ACGT", INT_MAX, "ACGT", INT_MAX, &at) == SEQSHIM_E_LIMIT,
           "huge lengths");
-    CHECK(seqshim_wfa_batch_add(b, "ACGT", 4, "AC", 2, &at) == SEQSHIM_WFA_E_LENGTH,
+    CHECK(seqshim_wfa_batch_add(b, "ACGT", 4, "AC", 2, &at) == SEQSHIM_E_LIMIT,
           "text shorter than its end-free length");
     CHECK(at == 42 && seqshim_wfa_batch_size(b) == 0, "refused pairs are not added");
-    CHECK(seqshim_wfa_batch_add(b, NULL, 0, "ACGT", 4, &at) == SEQSHIM_WFA_OK && at == 0, "empty pattern");
-    CHECK(seqshim_wfa_batch_add(b, "ACGTTT", 6, "ACGAAT", 6, NULL) == SEQSHIM_WFA_OK, "NULL out_index");
+    CHECK(seqshim_wfa_batch_add(b, NULL, 0, "ACGT", 4, &at) == SEQSHIM_OK && at == 0, "empty pattern");
+    CHECK(seqshim_wfa_batch_add(b, "ACGTTT", 6, "ACGAAT", 6, NULL) == SEQSHIM_OK, "NULL out_index");
     int status = 5, score = 5;
-    CHECK(seqshim_wfa_batch_result(b, 0, &status, &score) == SEQSHIM_WFA_E_NOT_RUN && status == 5,
+    CHECK(seqshim_wfa_batch_result(b, 0, &status, &score) == SEQSHIM_E_STATE && status == 5,
           "result before run");
-    CHECK(seqshim_wfa_batch_run(NULL) == SEQSHIM_WFA_E_ARG, "run(NULL)");
-    CHECK(seqshim_wfa_batch_run(b) == SEQSHIM_WFA_OK, "run");
-    CHECK(seqshim_wfa_batch_result(b, 2, &status, &score) == SEQSHIM_WFA_E_INDEX, "index past the end");
-    CHECK(seqshim_wfa_batch_result(NULL, 0, &status, &score) == SEQSHIM_WFA_E_ARG, "result(NULL)");
-    CHECK(seqshim_wfa_batch_result(b, 1, NULL, NULL) == SEQSHIM_WFA_OK, "result with NULL outputs");
+    CHECK(seqshim_wfa_batch_run(NULL) == SEQSHIM_E_NULL, "run(NULL)");
+    CHECK(seqshim_wfa_batch_run(b) == SEQSHIM_OK, "run");
+    CHECK(seqshim_wfa_batch_result(b, 2, &status, &score) == SEQSHIM_E_INDEX, "index past the end");
+    CHECK(seqshim_wfa_batch_result(NULL, 0, &status, &score) == SEQSHIM_E_NULL, "result(NULL)");
+    CHECK(seqshim_wfa_batch_result(b, 1, NULL, NULL) == SEQSHIM_OK, "result with NULL outputs");
     const char *ops = NULL;
     size_t len = 0;
-    CHECK(seqshim_wfa_batch_cigar(b, 1, NULL, &len) == SEQSHIM_WFA_E_ARG, "cigar(NULL ops)");
-    CHECK(seqshim_wfa_batch_cigar(b, 1, &ops, &len) == SEQSHIM_WFA_OK && len == 6, "cigar");
+    CHECK(seqshim_wfa_batch_cigar(b, 1, NULL, &len) == SEQSHIM_E_NULL, "cigar(NULL ops)");
+    CHECK(seqshim_wfa_batch_cigar(b, 1, &ops, &len) == SEQSHIM_OK && len == 6, "cigar");
     size_t needed = 0;
     char small[3];
-    CHECK(seqshim_wfa_batch_cigar_sam(b, 1, NULL, 0, &needed) == SEQSHIM_WFA_E_BUFFER && needed > 3,
+    CHECK(seqshim_wfa_batch_cigar_sam(b, 1, NULL, 0, &needed) == SEQSHIM_E_BUFFER && needed > 3,
           "SAM size query");
-    CHECK(seqshim_wfa_batch_cigar_sam(b, 1, small, sizeof small, &needed) == SEQSHIM_WFA_E_BUFFER,
+    CHECK(seqshim_wfa_batch_cigar_sam(b, 1, small, sizeof small, &needed) == SEQSHIM_E_BUFFER,
           "SAM into a small buffer");
-    CHECK(seqshim_wfa_batch_cigar_sam(b, 1, NULL, 10, &needed) == SEQSHIM_WFA_E_ARG, "SAM into NULL");
+    CHECK(seqshim_wfa_batch_cigar_sam(b, 1, NULL, 10, &needed) == SEQSHIM_E_NULL, "SAM into NULL");
     char *exact = malloc(needed);
-    CHECK(seqshim_wfa_batch_cigar_sam(b, 1, exact, needed, NULL) == SEQSHIM_WFA_OK &&
+    CHECK(seqshim_wfa_batch_cigar_sam(b, 1, exact, needed, NULL) == SEQSHIM_OK &&
               strlen(exact) + 1 == needed,
           "SAM into an exact buffer");
     free(exact);
-    CHECK(seqshim_wfa_batch_routing(NULL, NULL, NULL) == SEQSHIM_WFA_E_ARG, "routing(NULL)");
-    CHECK(seqshim_wfa_batch_reset(NULL) == SEQSHIM_WFA_E_ARG, "reset(NULL)");
-    CHECK(seqshim_wfa_batch_reset(b) == SEQSHIM_WFA_OK && seqshim_wfa_batch_size(b) == 0, "reset");
-    CHECK(seqshim_wfa_batch_result(b, 0, &status, &score) == SEQSHIM_WFA_E_INDEX, "result after reset");
-    CHECK(seqshim_wfa_batch_add(b, "GATTACA", 7, "GATCACA", 7, &at) == SEQSHIM_WFA_OK && at == 0,
+    CHECK(seqshim_wfa_batch_routing(NULL, NULL, NULL) == SEQSHIM_E_NULL, "routing(NULL)");
+    CHECK(seqshim_wfa_batch_reset(NULL) == SEQSHIM_E_NULL, "reset(NULL)");
+    CHECK(seqshim_wfa_batch_reset(b) == SEQSHIM_OK && seqshim_wfa_batch_size(b) == 0, "reset");
+    CHECK(seqshim_wfa_batch_result(b, 0, &status, &score) == SEQSHIM_E_INDEX, "result after reset");
+    CHECK(seqshim_wfa_batch_add(b, "GATTACA", 7, "GATCACA", 7, &at) == SEQSHIM_OK && at == 0,
           "add after reset");
-    CHECK(seqshim_wfa_batch_run(b) == SEQSHIM_WFA_OK &&
-              seqshim_wfa_batch_result(b, 0, &status, &score) == SEQSHIM_WFA_OK && status == 0,
+    CHECK(seqshim_wfa_batch_run(b) == SEQSHIM_OK &&
+              seqshim_wfa_batch_result(b, 0, &status, &score) == SEQSHIM_OK && status == 0,
           "run after reset");
     seqshim_wfa_batch_destroy(b);
     seqshim_wfa_batch_destroy(NULL);

@@ -19,6 +19,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "../seqshim.h" /* seqshim_status */
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -144,14 +146,15 @@ void seqshim_abea_batch_opt_init(seqshim_abea_batch_opt_t* opt);
  * entry, if it comes first, uses the defaults.
  *
  * Returns SEQSHIM_OK (also for n_reads == 0, when no array is read), or,
- * with no output written: SEQSHIM_ERR_NULL_POINTER for a null `opt`,
+ * with no output written: SEQSHIM_E_NULL for a null `opt`,
  * `opt->models`, array, sequence, out_pairs[i], or events[i].event with
- * events[i].n > 0; SEQSHIM_ERR_INVALID_ARGUMENT for n_reads < 0, a negative
+ * events[i].n > 0; SEQSHIM_E_ARG for n_reads < 0, a negative
  * sequence length, kmer_size outside 1..9, a threshold that is not a
  * positive number, avg_epk outside (0, 1000], mem_frac outside (0, 1], an
- * unknown flag, or a misaligned out_pairs[i] or out_n_pairs; SEQSHIM_ERR_GPU when SEQSHIM_STRICT=1 and the GPU could
- * not align a read routed to it. SEQSHIM_* codes are in seqshim.h. */
-int seqshim_abea_align_batch(const seqshim_abea_batch_opt_t* opt, int32_t n_reads,
+ * unknown flag, or a misaligned out_pairs[i] or out_n_pairs; SEQSHIM_E_DEVICE when SEQSHIM_STRICT=1 and the GPU could
+ * not align a read routed to it; SEQSHIM_E_PANIC for a bug caught at the
+ * boundary. The codes are seqshim.h's seqshim_status. */
+seqshim_status seqshim_abea_align_batch(const seqshim_abea_batch_opt_t* opt, int32_t n_reads,
                              char* const* sequences, const int32_t* sequence_lens,
                              const event_table* events, const scalings_t* scalings,
                              AlignedPair* const* out_pairs, int32_t* out_n_pairs);

@@ -130,7 +130,7 @@ int main(void) {
     seqshim_wfa_options_default(&o);
     o.heuristic = SEQSHIM_WFA_HEURISTIC_NONE;
     seqshim_wfa_batch_t *b = NULL;
-    if (seqshim_wfa_batch_create(&o, PAIRS, &b) != SEQSHIM_WFA_OK) return 1;
+    if (seqshim_wfa_batch_create(&o, PAIRS, &b) != SEQSHIM_OK) return 1;
     t0 = now();
     for (int i = 0; i < PAIRS; i++) seqshim_wfa_batch_add_borrowed(b, pat[i], plen[i], txt[i], tlen[i], NULL);
     seqshim_wfa_batch_run(b);
@@ -142,8 +142,8 @@ int main(void) {
         int32_t status = 0, score = 0;
         const char *ops = NULL;
         size_t len = 0;
-        if (seqshim_wfa_batch_result(b, (size_t)i, &status, &score) != SEQSHIM_WFA_OK ||
-            seqshim_wfa_batch_cigar(b, (size_t)i, &ops, &len) != SEQSHIM_WFA_OK || score != ref_score[i] ||
+        if (seqshim_wfa_batch_result(b, (size_t)i, &status, &score) != SEQSHIM_OK ||
+            seqshim_wfa_batch_cigar(b, (size_t)i, &ops, &len) != SEQSHIM_OK || score != ref_score[i] ||
             len != strlen(ref_cigar[i]) || memcmp(ops, ref_cigar[i], len) != 0)
             differ++;
     }

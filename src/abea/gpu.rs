@@ -511,8 +511,7 @@ impl Layout {
 
 impl BatchRunner<AlignJob> for AbeaRunner {
     fn label(&self) -> String {
-        let info = self.gpu.info();
-        format!("GPU {} ({})", info.ordinal, info.name)
+        crate::engine::family::gpu_label(&self.gpu)
     }
 
     fn capacity(&self) -> usize {

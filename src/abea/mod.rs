@@ -17,8 +17,8 @@ pub mod kmer;
 use std::cell::RefCell;
 use std::sync::{Arc, Mutex};
 
-use once_cell::sync::Lazy;
-
+use crate::engine::device::{DeviceError, Gpu};
+use crate::engine::family::{self, Family, Placement};
 use crate::engine::scheduler::{self, BatchRunner, ScheduleError, Scheduler};
 
 pub use cpu::Aligner;
@@ -330,23 +330,22 @@ pub fn route(sequence_len: usize, n_events: usize, mean_len: f32, options: &Batc
     }
 }
 
-static SCHEDULER: Lazy<Scheduler<AlignJob>> = Lazy::new(|| {
-    let runners: Vec<Box<dyn BatchRunner<AlignJob>>> = crate::engine::device::gpus()
-        .iter()
-        .filter_map(|gpu| match gpu::AbeaRunner::new(gpu.clone()) {
-            Ok(runner) => Some(Box::new(runner) as Box<dyn BatchRunner<AlignJob>>),
-            Err(e) => {
-                crate::log_warn!("ABEA kernel unavailable on GPU {}: {e}", gpu.info().ordinal);
-                None
-            }
-        })
-        .collect();
-    Scheduler::new(runners, scheduler::Options::default())
-});
+/// ABEA as a family of the engine.
+pub struct Abea;
+
+impl Family for Abea {
+    const NAME: &'static str = "ABEA";
+    const KERNEL: &'static str = "abea";
+    type Job = AlignJob;
+
+    fn runners(gpu: &Arc<Gpu>) -> Result<Vec<Box<dyn BatchRunner<AlignJob>>>, DeviceError> {
+        Ok(vec![Box::new(gpu::AbeaRunner::new(gpu.clone())?)])
+    }
+}
 
 /// The process-wide ABEA scheduler (GPU executors when a GPU is in use).
 pub fn scheduler() -> &'static Scheduler<AlignJob> {
-    &SCHEDULER
+    family::scheduler::<Abea>()
 }
 
 /// Aligns a batch: reads f5c would skip get no pairs, the others go to the
@@ -455,26 +454,26 @@ pub fn align_call(
     scaling: Scalings,
     emit: impl FnOnce(&[AlignedPair]) -> usize,
 ) -> usize {
-    let scheduler = scheduler();
-    if !scheduler.has_devices() {
-        return with_workspace(|w| {
-            emit(w.align(sequence, events, models, kmer_size, scaling, 0.0))
-        });
-    }
-    let defaults = BatchOptions::default();
-    let epk = events.len() as f32 / sequence.len() as f32;
-    let mut job = AlignJob {
-        sequence: sequence.to_vec(),
-        means: events.iter().map(|e| e.mean).collect(),
-        models: shared_models(models),
-        kmer_size,
-        scaling,
-        gpu: false,
-    };
-    job.gpu = epk < defaults.max_epk && gpu::fits_a_device(&job);
-    match scheduler.submit(job) {
-        Ok(pairs) => emit(&pairs),
-        Err(e) => {
+    let placed = family::place::<Abea>(|| {
+        let defaults = BatchOptions::default();
+        let epk = events.len() as f32 / sequence.len() as f32;
+        let mut job = AlignJob {
+            sequence: sequence.to_vec(),
+            means: events.iter().map(|e| e.mean).collect(),
+            models: shared_models(models),
+            kmer_size,
+            scaling,
+            gpu: false,
+        };
+        job.gpu = epk < defaults.max_epk && gpu::fits_a_device(&job);
+        Some(job)
+    });
+    match placed {
+        Placement::Here => {
+            with_workspace(|w| emit(w.align(sequence, events, models, kmer_size, scaling, 0.0)))
+        }
+        Placement::Submitted(Ok(pairs)) => emit(&pairs),
+        Placement::Submitted(Err(e)) => {
             crate::log_warn!("ABEA: {e}; returning 0 pairs");
             0
         }

@@ -41,11 +41,9 @@ pub struct Config {
     /// How long a device executor waits for more jobs before launching a
     /// batch that is not full.
     pub batch_linger: Duration,
-    /// Send `wavefront_align` calls of concurrent threads to the GPU
-    /// (`SEQSHIM_WFA_TRANSPARENT=1`). Off by default: a GPU aligns one pair
-    /// far more slowly than a CPU core and wins only with thousands of
-    /// pairs in flight, which a client's threads rarely provide.
-    pub wfa_transparent: bool,
+    /// Every `SEQSHIM_*` variable as set, for the families' own settings
+    /// ([`Config::setting`]), so that the environment is read once, here.
+    pub settings: Vec<(String, String)>,
     /// One line per variable that was set to something we could not use.
     pub warnings: Vec<String>,
 }
@@ -60,7 +58,7 @@ impl Default for Config {
             log: LogLevel::Warn,
             cache_dir: None,
             batch_linger: Duration::ZERO,
-            wfa_transparent: false,
+            settings: Vec::new(),
             warnings: Vec::new(),
         }
     }
@@ -71,7 +69,10 @@ static CONFIG: OnceCell<Config> = OnceCell::new();
 /// The process-wide configuration, read from the environment on first use.
 pub fn get() -> &'static Config {
     CONFIG.get_or_init(|| {
-        let config = Config::from_lookup(|name| std::env::var(name).ok());
+        let mut config = Config::from_lookup(|name| std::env::var(name).ok());
+        config.settings = std::env::vars()
+            .filter(|(name, _)| name.starts_with("SEQSHIM_"))
+            .collect();
         if config.log >= LogLevel::Warn {
             for warning in &config.warnings {
                 eprintln!("[seqshim] warning: {warning}");
@@ -81,7 +82,59 @@ pub fn get() -> &'static Config {
     })
 }
 
+/// A family's own setting: how a variable's text becomes a typed value.
+pub trait Setting: Sized {
+    /// What a valid value looks like, for the warning about one that is not.
+    const EXPECTED: &'static str;
+    fn parse(text: &str) -> Option<Self>;
+}
+
+impl Setting for bool {
+    const EXPECTED: &'static str = "1 or 0";
+    fn parse(text: &str) -> Option<bool> {
+        match text {
+            "1" | "true" | "yes" => Some(true),
+            "0" | "false" | "no" => Some(false),
+            _ => None,
+        }
+    }
+}
+
+impl Setting for usize {
+    const EXPECTED: &'static str = "a whole number";
+    fn parse(text: &str) -> Option<usize> {
+        text.parse().ok()
+    }
+}
+
+impl Setting for u64 {
+    const EXPECTED: &'static str = "a whole number";
+    fn parse(text: &str) -> Option<u64> {
+        text.parse().ok()
+    }
+}
+
 impl Config {
+    /// A family's own `SEQSHIM_*` setting (measurement knobs, opt-in
+    /// paths): `None` when unset or empty, and also when it cannot be
+    /// parsed, with one warning. Families read their settings here, never
+    /// from the environment, so the whole environment is read once.
+    pub fn setting<T: Setting>(&self, name: &str) -> Option<T> {
+        let (_, text) = self.settings.iter().find(|(n, _)| n == name)?;
+        let text = text.trim();
+        if text.is_empty() {
+            return None;
+        }
+        let parsed = T::parse(text);
+        if parsed.is_none() {
+            crate::log_warn!(
+                "ignoring {name}={text:?}: expected {}; using the default",
+                T::EXPECTED
+            );
+        }
+        parsed
+    }
+
     /// Builds a configuration from a variable lookup (the environment in
     /// production, a map in tests).
     pub fn from_lookup(lookup: impl Fn(&str) -> Option<String>) -> Config {
@@ -116,13 +169,6 @@ impl Config {
                 "1" | "true" | "yes" => config.strict = true,
                 "0" | "false" | "no" | "" => config.strict = false,
                 _ => bad("SEQSHIM_STRICT", &value, "1 or 0"),
-            }
-        }
-        if let Some(value) = lookup("SEQSHIM_WFA_TRANSPARENT") {
-            match value.trim() {
-                "1" | "true" | "yes" => config.wfa_transparent = true,
-                "0" | "false" | "no" | "" => config.wfa_transparent = false,
-                _ => bad("SEQSHIM_WFA_TRANSPARENT", &value, "1 or 0"),
             }
         }
         if let Some(value) = lookup("SEQSHIM_DEVICES") {
@@ -221,10 +267,8 @@ mod tests {
             ("SEQSHIM_LOG", "debug"),
             ("SEQSHIM_CACHE_DIR", "/tmp/k"),
             ("SEQSHIM_BATCH_LINGER_US", "250"),
-            ("SEQSHIM_WFA_TRANSPARENT", "1"),
         ]);
         assert_eq!(c.backend, Backend::Cpu);
-        assert!(c.wfa_transparent);
         assert!(c.strict);
         assert_eq!(c.devices, Some(vec![0, 2]));
         assert_eq!(c.threads, Some(3));
@@ -232,6 +276,22 @@ mod tests {
         assert_eq!(c.cache_dir, Some(PathBuf::from("/tmp/k")));
         assert_eq!(c.batch_linger, Duration::from_micros(250));
         assert!(c.warnings.is_empty(), "{:?}", c.warnings);
+    }
+
+    #[test]
+    fn family_settings_are_typed() {
+        let mut c = config_of(&[]);
+        c.settings = vec![
+            ("SEQSHIM_X_ON".into(), " 1 ".into()),
+            ("SEQSHIM_X_COUNT".into(), "64".into()),
+            ("SEQSHIM_X_BAD".into(), "lots".into()),
+            ("SEQSHIM_X_EMPTY".into(), "".into()),
+        ];
+        assert_eq!(c.setting::<bool>("SEQSHIM_X_ON"), Some(true));
+        assert_eq!(c.setting::<usize>("SEQSHIM_X_COUNT"), Some(64));
+        assert_eq!(c.setting::<u64>("SEQSHIM_X_BAD"), None);
+        assert_eq!(c.setting::<usize>("SEQSHIM_X_EMPTY"), None);
+        assert_eq!(c.setting::<bool>("SEQSHIM_X_UNSET"), None);
     }
 
     #[test]

@@ -5,6 +5,7 @@
 pub mod config;
 pub mod cpu;
 pub mod device;
+pub mod family;
 pub mod log;
 pub mod panic;
 pub mod report;

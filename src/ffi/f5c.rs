@@ -8,17 +8,14 @@
 //! when the read fails QC. Arguments f5c would crash on (null pointers,
 //! negative lengths, unusable k-mer sizes) get that same 0 here.
 
-use std::ffi::{c_char, c_int};
+use std::ffi::c_char;
 use std::mem::{align_of, offset_of, size_of};
 use std::sync::Arc;
 
 use crate::abea::{self, AlignedPair, BatchOptions, BatchRead, Event, Model, Scalings};
 use crate::ffi_guard;
 
-use super::native::{
-    SEQSHIM_ERR_GPU, SEQSHIM_ERR_INTERNAL, SEQSHIM_ERR_INVALID_ARGUMENT, SEQSHIM_ERR_NULL_POINTER,
-    SEQSHIM_OK,
-};
+use super::status::{SEQSHIM_E_ARG, SEQSHIM_E_DEVICE, SEQSHIM_E_NULL, SEQSHIM_OK, seqshim_status};
 
 /// f5c's `event_table`: 32 bytes, passed by value. f5c's `align()` reads
 /// `n` and `event` only.
@@ -291,7 +288,7 @@ pub unsafe extern "C" fn seqshim_abea_batch_opt_init(opt: *mut AbeaBatchOpt) {
 
 /// Aligns a batch of reads the way f5c's GPU build does (see
 /// `include/seqshim/f5c.h`): returns `SEQSHIM_OK` with `out_n_pairs[i]` set
-/// for every read, or a negative `SEQSHIM_ERR_*` with nothing written.
+/// for every read, or a negative ``seqshim_status`` with nothing written.
 ///
 /// # Safety
 /// `opt` must be valid for one read and `opt.models` hold 4^`kmer_size`
@@ -310,20 +307,20 @@ pub unsafe extern "C" fn seqshim_abea_align_batch(
     scalings: *const Scalings,
     out_pairs: *const *mut AlignedPair,
     out_n_pairs: *mut i32,
-) -> c_int {
-    ffi_guard!(SEQSHIM_ERR_INTERNAL, {
+) -> seqshim_status {
+    ffi_guard!({
         let Ok(n) = usize::try_from(n_reads) else {
-            return SEQSHIM_ERR_INVALID_ARGUMENT;
+            return SEQSHIM_E_ARG;
         };
         if n == 0 {
             return SEQSHIM_OK;
         }
         // SAFETY: `opt` is valid for one read per the contract, or null.
         let Some(opt) = (unsafe { opt.as_ref() }) else {
-            return SEQSHIM_ERR_NULL_POINTER;
+            return SEQSHIM_E_NULL;
         };
         let Some(n_models) = model_count(opt.kmer_size) else {
-            return SEQSHIM_ERR_INVALID_ARGUMENT;
+            return SEQSHIM_E_ARG;
         };
         if opt.models.is_null()
             || sequences.is_null()
@@ -333,7 +330,7 @@ pub unsafe extern "C" fn seqshim_abea_align_batch(
             || out_pairs.is_null()
             || out_n_pairs.is_null()
         {
-            return SEQSHIM_ERR_NULL_POINTER;
+            return SEQSHIM_E_NULL;
         }
         let thresholds = [opt.max_lf, opt.max_epk, opt.skip_epk, opt.avg_epk];
         if thresholds.iter().any(|t| !(t.is_finite() && *t > 0.0))
@@ -341,7 +338,7 @@ pub unsafe extern "C" fn seqshim_abea_align_batch(
             || !(opt.mem_frac > 0.0 && opt.mem_frac <= 1.0)
             || opt.flags & !SEQSHIM_ABEA_FORCE_CPU != 0
         {
-            return SEQSHIM_ERR_INVALID_ARGUMENT;
+            return SEQSHIM_E_ARG;
         }
         // SAFETY: every array holds `n_reads` elements and the model table
         // 4^k entries, per the contract; none is null (checked above).
@@ -355,25 +352,25 @@ pub unsafe extern "C" fn seqshim_abea_align_batch(
                 slice(opt.models, n_models),
             )
         }) else {
-            return SEQSHIM_ERR_INVALID_ARGUMENT;
+            return SEQSHIM_E_ARG;
         };
         if !out_n_pairs.is_aligned() {
-            return SEQSHIM_ERR_INVALID_ARGUMENT;
+            return SEQSHIM_E_ARG;
         }
         // Validate every read before touching any output: all or nothing.
         let mut reads = Vec::with_capacity(n);
         for i in 0..n {
             let Ok(len) = usize::try_from(lens[i]) else {
-                return SEQSHIM_ERR_INVALID_ARGUMENT;
+                return SEQSHIM_E_ARG;
             };
             if seqs[i].is_null() || (tables[i].event.is_null() && tables[i].n > 0) {
-                return SEQSHIM_ERR_NULL_POINTER;
+                return SEQSHIM_E_NULL;
             }
             if outs[i].is_null() {
-                return SEQSHIM_ERR_NULL_POINTER;
+                return SEQSHIM_E_NULL;
             }
             if !outs[i].is_aligned() {
-                return SEQSHIM_ERR_INVALID_ARGUMENT;
+                return SEQSHIM_E_ARG;
             }
             // SAFETY: per the contract for read i.
             let (Some(seq), Some(evs)) = (unsafe {
@@ -382,10 +379,10 @@ pub unsafe extern "C" fn seqshim_abea_align_batch(
                     slice(tables[i].event.cast_const(), tables[i].n),
                 )
             }) else {
-                return SEQSHIM_ERR_INVALID_ARGUMENT;
+                return SEQSHIM_E_ARG;
             };
             if tables[i].n.checked_add(len).is_none() {
-                return SEQSHIM_ERR_INVALID_ARGUMENT;
+                return SEQSHIM_E_ARG;
             }
             reads.push(BatchRead {
                 sequence: seq.to_vec(),
@@ -410,11 +407,11 @@ pub unsafe extern "C" fn seqshim_abea_align_batch(
             for r in results.iter().filter_map(|r| r.as_ref().err()) {
                 crate::log_warn!("ABEA batch: {r}");
             }
-            return SEQSHIM_ERR_GPU;
+            return SEQSHIM_E_DEVICE;
         }
         // SAFETY: `out_n_pairs` holds `n_reads` elements per the contract.
         let Some(counts) = (unsafe { slice_mut(out_n_pairs, n) }) else {
-            return SEQSHIM_ERR_INVALID_ARGUMENT;
+            return SEQSHIM_E_ARG;
         };
         for (i, result) in results.into_iter().enumerate() {
             let pairs = result.unwrap_or_default();

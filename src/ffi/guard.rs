@@ -53,10 +53,17 @@ impl Drop for GuardScope {
 }
 
 /// Runs `$body` with panics caught; on a panic logs one warning and
-/// evaluates to `$on_panic`.
+/// evaluates to the function's panic value. Native exports write
+/// `ffi_guard!({ ... })` and get the value their return type names
+/// ([`OnPanic`](crate::ffi::status::OnPanic): `SEQSHIM_E_PANIC` for a
+/// status, null for a pointer, 0 for a size, nothing for `void`); upstream
+/// mirrors name upstream's failure value: `ffi_guard!(-1, { ... })`.
 #[macro_export]
 #[doc(hidden)]
 macro_rules! ffi_guard {
+    ($body:block) => {
+        $crate::ffi_guard!(<_ as $crate::ffi::status::OnPanic>::on_panic(), $body)
+    };
     ($on_panic:expr, $body:block) => {{
         let _scope = $crate::ffi::guard::GuardScope::enter();
         match ::std::panic::catch_unwind(::std::panic::AssertUnwindSafe(|| $body)) {

@@ -5,8 +5,10 @@
 pub mod boa;
 pub mod f5c;
 pub mod guard;
+pub mod handle;
 pub mod native;
 pub mod poa_batch;
+pub mod status;
 /// The WFA2-lib mirror has hand-written headers in `include/wfa2lib/`.
 ///
 /// cbindgen:ignore

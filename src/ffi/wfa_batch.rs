@@ -9,6 +9,8 @@
 use std::ffi::c_char;
 use std::sync::Arc;
 
+use super::handle::{self, BatchState};
+use super::status::*;
 use crate::ffi_guard;
 use crate::wfa::batch::{self, Batch, Lent, Slot};
 use crate::wfa::job::{PairResult, PairSource};
@@ -16,41 +18,6 @@ use crate::wfa::{
     Affine2pPenalties, AffinePenalties, AlignerAttributes, AlignmentForm, AlignmentScope,
     AlignmentSpan, Heuristic, LinearPenalties, MemoryMode, Penalties, WfaError,
 };
-
-/// Status of a batch call.
-pub type seqshim_wfa_status_t = i32;
-/// Success.
-pub const SEQSHIM_WFA_OK: seqshim_wfa_status_t = 0;
-/// A null pointer where one is required.
-pub const SEQSHIM_WFA_E_ARG: seqshim_wfa_status_t = 1;
-/// An unknown metric, span, scope, heuristic, memory mode or device; a
-/// negative ends-free length; a maximum score below 1; memory mode
-/// ultralow (BiWFA); or x/z-drop with edit or indel (WFA2-lib 2.3.3 refuses it).
-pub const SEQSHIM_WFA_E_OPTION: seqshim_wfa_status_t = 2;
-/// Penalties WFA2-lib 2.3.3 rejects (a positive match score, a mismatch or
-/// gap extension below 1, a negative gap opening, ...).
-pub const SEQSHIM_WFA_E_PENALTIES: seqshim_wfa_status_t = 3;
-/// A negative sequence length, a pair whose CIGAR (2·(p+t) operations)
-/// would not fit an `int`, or a sequence shorter than its ends-free lengths.
-/// The pair is not added.
-pub const SEQSHIM_WFA_E_LENGTH: seqshim_wfa_status_t = 4;
-/// No pair with this index.
-pub const SEQSHIM_WFA_E_INDEX: seqshim_wfa_status_t = 5;
-/// The pair was added but no run aligned it: none has run since, or the run
-/// that took it failed inside seqshim (`_E_INTERNAL`; a later run does not
-/// take it again).
-pub const SEQSHIM_WFA_E_NOT_RUN: seqshim_wfa_status_t = 6;
-/// The caller's buffer is too small; the length needed was written.
-pub const SEQSHIM_WFA_E_BUFFER: seqshim_wfa_status_t = 7;
-/// A device failed and SEQSHIM_STRICT forbade the CPU fallback; the pair
-/// has no result.
-pub const SEQSHIM_WFA_E_DEVICE: seqshim_wfa_status_t = 8;
-/// The alignment was refused where `wavefront_align` refuses it (status
-/// −1, empty CIGAR, score as `cigar_clear` leaves it).
-pub const SEQSHIM_WFA_E_REFUSED: seqshim_wfa_status_t = 9;
-/// An internal error was caught. Nothing was changed, except by
-/// `seqshim_wfa_batch_run`, whose pairs without a result stay `_E_NOT_RUN`.
-pub const SEQSHIM_WFA_E_INTERNAL: seqshim_wfa_status_t = 10;
 
 /// `metric`: the values of WFA2-lib's `distance_metric_t`.
 pub const SEQSHIM_WFA_METRIC_INDEL: i32 = 0;
@@ -86,7 +53,7 @@ pub const SEQSHIM_WFA_HEURISTIC_BANDED_ADAPTIVE: i32 = 6;
 pub const SEQSHIM_WFA_MEMORY_HIGH: i32 = 0;
 pub const SEQSHIM_WFA_MEMORY_MED: i32 = 1;
 pub const SEQSHIM_WFA_MEMORY_LOW: i32 = 2;
-/// BiWFA: refused by batches (`SEQSHIM_WFA_E_OPTION`); use
+/// BiWFA: refused by batches (`SEQSHIM_E_OPTION`); use
 /// `wavefront_align` for it.
 pub const SEQSHIM_WFA_MEMORY_ULTRALOW: i32 = 3;
 /// `device`: every pair on the CPU pool.
@@ -211,6 +178,19 @@ pub struct seqshim_wfa_batch_t {
     borrowed: Vec<Borrowed>,
 }
 
+impl BatchState for seqshim_wfa_batch_t {
+    fn len(&self) -> usize {
+        self.batch.len()
+    }
+
+    /// Removes every pair and result (borrowed pairs are forgotten); the
+    /// options and the room reserved stay.
+    fn reset(&mut self) {
+        self.batch.reset();
+        self.borrowed.clear();
+    }
+}
+
 fn options_default() -> seqshim_wfa_options_t {
     seqshim_wfa_options_t {
         metric: SEQSHIM_WFA_METRIC_GAP_AFFINE,
@@ -241,7 +221,7 @@ fn options_default() -> seqshim_wfa_options_t {
 }
 
 /// The aligner attributes of `o`, or the status saying what is wrong.
-fn attributes_of(o: &seqshim_wfa_options_t) -> Result<AlignerAttributes, seqshim_wfa_status_t> {
+fn attributes_of(o: &seqshim_wfa_options_t) -> Result<AlignerAttributes, seqshim_status> {
     let penalties = match o.metric {
         SEQSHIM_WFA_METRIC_INDEL => Penalties::Indel,
         SEQSHIM_WFA_METRIC_EDIT => Penalties::Edit,
@@ -264,7 +244,7 @@ fn attributes_of(o: &seqshim_wfa_options_t) -> Result<AlignerAttributes, seqshim
             gap_opening2: o.gap_opening2,
             gap_extension2: o.gap_extension2,
         }),
-        _ => return Err(SEQSHIM_WFA_E_OPTION),
+        _ => return Err(SEQSHIM_E_OPTION),
     };
     let form = match o.span {
         SEQSHIM_WFA_SPAN_END_TO_END => AlignmentForm::END_TO_END,
@@ -276,7 +256,7 @@ fn attributes_of(o: &seqshim_wfa_options_t) -> Result<AlignerAttributes, seqshim
                 o.text_end_free,
             ];
             if lengths.iter().any(|&l| l < 0) {
-                return Err(SEQSHIM_WFA_E_OPTION);
+                return Err(SEQSHIM_E_OPTION);
             }
             AlignmentForm {
                 span: AlignmentSpan::EndsFree,
@@ -286,12 +266,12 @@ fn attributes_of(o: &seqshim_wfa_options_t) -> Result<AlignerAttributes, seqshim
                 text_end_free: o.text_end_free,
             }
         }
-        _ => return Err(SEQSHIM_WFA_E_OPTION),
+        _ => return Err(SEQSHIM_E_OPTION),
     };
     let scope = match o.scope {
         SEQSHIM_WFA_SCOPE_SCORE => AlignmentScope::ComputeScore,
         SEQSHIM_WFA_SCOPE_ALIGNMENT => AlignmentScope::ComputeAlignment,
-        _ => return Err(SEQSHIM_WFA_E_OPTION),
+        _ => return Err(SEQSHIM_E_OPTION),
     };
     let steps = o.steps_between_cutoffs;
     let heuristic = match o.heuristic {
@@ -308,7 +288,7 @@ fn attributes_of(o: &seqshim_wfa_options_t) -> Result<AlignerAttributes, seqshim
         SEQSHIM_WFA_HEURISTIC_BANDED_ADAPTIVE => {
             Heuristic::banded_adaptive(o.band_min_k, o.band_max_k, steps)
         }
-        _ => return Err(SEQSHIM_WFA_E_OPTION),
+        _ => return Err(SEQSHIM_E_OPTION),
     };
     let memory_mode = match o.memory_mode {
         SEQSHIM_WFA_MEMORY_HIGH => MemoryMode::High,
@@ -316,10 +296,10 @@ fn attributes_of(o: &seqshim_wfa_options_t) -> Result<AlignerAttributes, seqshim
         SEQSHIM_WFA_MEMORY_LOW => MemoryMode::Low,
         // BiWFA's CIGARs and scores follow rules of their own in
         // `wavefront_align`; a batch offers the unidirectional modes only.
-        _ => return Err(SEQSHIM_WFA_E_OPTION),
+        _ => return Err(SEQSHIM_E_OPTION),
     };
     if o.max_alignment_score < 1 || o.device < SEQSHIM_WFA_DEVICE_ANY {
-        return Err(SEQSHIM_WFA_E_OPTION);
+        return Err(SEQSHIM_E_OPTION);
     }
     Ok(AlignerAttributes {
         penalties,
@@ -331,31 +311,31 @@ fn attributes_of(o: &seqshim_wfa_options_t) -> Result<AlignerAttributes, seqshim
     })
 }
 
-fn status_of_error(e: &WfaError) -> seqshim_wfa_status_t {
+fn status_of_error(e: &WfaError) -> seqshim_status {
     match e {
-        WfaError::InvalidPenalties(_) => SEQSHIM_WFA_E_PENALTIES,
-        WfaError::EndsFreeTooLarge => SEQSHIM_WFA_E_LENGTH,
-        _ => SEQSHIM_WFA_E_OPTION,
+        WfaError::InvalidPenalties(_) => SEQSHIM_E_OPTION,
+        WfaError::EndsFreeTooLarge => SEQSHIM_E_LIMIT,
+        _ => SEQSHIM_E_OPTION,
     }
 }
 
 /// Fills `options` with WFA2-lib's defaults: gap-affine (0, 4, 6, 2), end
 /// to end, full CIGAR, wf-adaptive (10, 50, 1), high memory, no score limit,
-/// and `SEQSHIM_WFA_DEVICE_ANY`. Returns `SEQSHIM_WFA_E_ARG` for null.
+/// and `SEQSHIM_WFA_DEVICE_ANY`. Returns `SEQSHIM_E_NULL` for null.
 ///
 /// # Safety
 /// `options` must be null or writable.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn seqshim_wfa_options_default(
     options: *mut seqshim_wfa_options_t,
-) -> seqshim_wfa_status_t {
-    ffi_guard!(SEQSHIM_WFA_E_INTERNAL, {
+) -> seqshim_status {
+    ffi_guard!({
         // SAFETY: null or writable per the contract.
         let Some(o) = (unsafe { options.as_mut() }) else {
-            return SEQSHIM_WFA_E_ARG;
+            return SEQSHIM_E_NULL;
         };
         *o = options_default();
-        SEQSHIM_WFA_OK
+        SEQSHIM_OK
     })
 }
 
@@ -363,7 +343,7 @@ pub unsafe extern "C" fn seqshim_wfa_options_default(
 /// (left untouched on failure). `expected_pairs` reserves room for that
 /// many result slots and borrowed pairs (a hint, up to 4 M pairs; adding
 /// short pairs into room already there is faster).
-/// Returns `SEQSHIM_WFA_OK`, `_E_ARG`, `_E_OPTION` or `_E_PENALTIES`, each
+/// Returns `SEQSHIM_OK`, `SEQSHIM_E_NULL`, `SEQSHIM_E_OPTION` or `SEQSHIM_E_OPTION`, each
 /// failure with one warning line saying what is wrong.
 ///
 /// # Safety
@@ -376,11 +356,11 @@ pub unsafe extern "C" fn seqshim_wfa_batch_create(
     options: *const seqshim_wfa_options_t,
     expected_pairs: usize,
     out: *mut *mut seqshim_wfa_batch_t,
-) -> seqshim_wfa_status_t {
-    ffi_guard!(SEQSHIM_WFA_E_INTERNAL, {
+) -> seqshim_status {
+    ffi_guard!({
         // SAFETY: null or valid per the contract.
         let (Some(o), false) = (unsafe { options.as_ref() }, out.is_null()) else {
-            return SEQSHIM_WFA_E_ARG;
+            return SEQSHIM_E_NULL;
         };
         let attributes = match attributes_of(o) {
             Ok(a) => a,
@@ -409,9 +389,9 @@ pub unsafe extern "C" fn seqshim_wfa_batch_create(
         if !(b.batch.try_reserve(hint) && borrowed_room) {
             crate::log_debug!("seqshim_wfa_batch_create: no room reserved for {hint} pairs");
         }
-        // SAFETY: writable per the contract.
-        unsafe { *out = Box::into_raw(b) };
-        SEQSHIM_WFA_OK
+        // SAFETY: `out` is non-null (checked above) and writable per the
+        // contract.
+        unsafe { handle::create(*b, out) }
     })
 }
 
@@ -422,17 +402,15 @@ fn check_pair(
     pattern_len: i32,
     text: *const c_char,
     text_len: i32,
-) -> Result<(usize, usize), seqshim_wfa_status_t> {
+) -> Result<(usize, usize), seqshim_status> {
     if pattern_len < 0 || text_len < 0 {
-        return Err(SEQSHIM_WFA_E_LENGTH);
+        return Err(SEQSHIM_E_LIMIT);
     }
     if (pattern.is_null() && pattern_len > 0) || (text.is_null() && text_len > 0) {
-        return Err(SEQSHIM_WFA_E_ARG);
+        return Err(SEQSHIM_E_NULL);
     }
     let (p, t) = (pattern_len as usize, text_len as usize);
-    b.batch
-        .check_lengths(p, t)
-        .map_err(|_| SEQSHIM_WFA_E_LENGTH)?;
+    b.batch.check_lengths(p, t).map_err(|_| SEQSHIM_E_LIMIT)?;
     Ok((p, t))
 }
 
@@ -449,8 +427,8 @@ unsafe fn write_size(out: *mut usize, value: usize) {
 
 /// Copies a pair into the batch and writes its index (0, 1, ... in order of
 /// addition, borrowed pairs included) to `out_index` when not null. A null
-/// sequence with length 0 is empty. Returns `SEQSHIM_WFA_OK`, `_E_ARG` or
-/// `_E_LENGTH` (the pair is then not added).
+/// sequence with length 0 is empty. Returns `SEQSHIM_OK`, `SEQSHIM_E_NULL` or
+/// `SEQSHIM_E_LIMIT` (the pair is then not added).
 ///
 /// # Safety
 /// `b` null or a live batch; each sequence readable for its length;
@@ -463,7 +441,7 @@ pub unsafe extern "C" fn seqshim_wfa_batch_add(
     text: *const c_char,
     text_len: i32,
     out_index: *mut usize,
-) -> seqshim_wfa_status_t {
+) -> seqshim_status {
     // SAFETY: forwarded contract.
     unsafe { add_pair(b, pattern, pattern_len, text, text_len, out_index, false) }
 }
@@ -484,7 +462,7 @@ pub unsafe extern "C" fn seqshim_wfa_batch_add_borrowed(
     text: *const c_char,
     text_len: i32,
     out_index: *mut usize,
-) -> seqshim_wfa_status_t {
+) -> seqshim_status {
     // SAFETY: forwarded contract.
     unsafe { add_pair(b, pattern, pattern_len, text, text_len, out_index, true) }
 }
@@ -503,11 +481,12 @@ unsafe fn add_pair(
     text_len: i32,
     out_index: *mut usize,
     borrow: bool,
-) -> seqshim_wfa_status_t {
-    ffi_guard!(SEQSHIM_WFA_E_INTERNAL, {
+) -> seqshim_status {
+    ffi_guard!({
         // SAFETY: null or a live batch per the contract.
-        let Some(b) = (unsafe { b.as_mut() }) else {
-            return SEQSHIM_WFA_E_ARG;
+        let b = match unsafe { handle::state_mut(b) } {
+            Ok(b) => b,
+            Err(status) => return status,
         };
         let (p, t) = match check_pair(b, pattern, pattern_len, text, text_len) {
             Ok(lengths) => lengths,
@@ -531,36 +510,35 @@ unsafe fn add_pair(
                     super::guard::bytes(text.cast(), t),
                 )
             }) else {
-                return SEQSHIM_WFA_E_ARG;
+                return SEQSHIM_E_NULL;
             };
             b.batch.add(ps, ts)
         };
         // SAFETY: null or writable per the contract.
         unsafe { write_size(out_index, index) };
-        SEQSHIM_WFA_OK
+        SEQSHIM_OK
     })
 }
 
 /// Aligns every pair added since the last run: pairs a GPU can align
 /// exactly go to the GPUs while the CPU pool aligns the others (all of
 /// them with `SEQSHIM_WFA_DEVICE_CPU` or without a GPU). Returns
-/// `SEQSHIM_WFA_OK` (per-pair outcomes come from `seqshim_wfa_batch_result`)
-/// or `_E_ARG` for null. With `SEQSHIM_LOG=info` it logs one line before
-/// and one after. Should a run fail inside seqshim (`_E_INTERNAL`), the
-/// pairs it did not align stay without a result (`_E_NOT_RUN`), and
+/// `SEQSHIM_OK` (per-pair outcomes come from `seqshim_wfa_batch_result`)
+/// or `SEQSHIM_E_NULL` for null. With `SEQSHIM_LOG=info` it logs one line before
+/// and one after. Should a run fail inside seqshim (`SEQSHIM_E_INTERNAL`), the
+/// pairs it did not align stay without a result (`SEQSHIM_E_STATE`), and
 /// borrowed pairs are not read again in any case once the run returns.
 ///
 /// # Safety
 /// `b` must be null or a live batch, not used by another thread meanwhile;
 /// borrowed pairs must still be valid.
 #[unsafe(no_mangle)]
-pub unsafe extern "C" fn seqshim_wfa_batch_run(
-    b: *mut seqshim_wfa_batch_t,
-) -> seqshim_wfa_status_t {
-    ffi_guard!(SEQSHIM_WFA_E_INTERNAL, {
+pub unsafe extern "C" fn seqshim_wfa_batch_run(b: *mut seqshim_wfa_batch_t) -> seqshim_status {
+    ffi_guard!({
         // SAFETY: null or a live batch per the contract.
-        let Some(b) = (unsafe { b.as_mut() }) else {
-            return SEQSHIM_WFA_E_ARG;
+        let b = match unsafe { handle::state_mut(b) } {
+            Ok(b) => b,
+            Err(status) => return status,
         };
         // Taken now: after this call returns, however it returns, the
         // caller's memory is never read again.
@@ -573,7 +551,7 @@ pub unsafe extern "C" fn seqshim_wfa_batch_run(
             borrowed.clear();
             b.borrowed = borrowed;
         }
-        SEQSHIM_WFA_OK
+        SEQSHIM_OK
     })
 }
 
@@ -584,15 +562,13 @@ pub unsafe extern "C" fn seqshim_wfa_batch_run(
 unsafe fn result_of<'a>(
     b: *const seqshim_wfa_batch_t,
     index: usize,
-) -> Result<&'a PairResult, seqshim_wfa_status_t> {
+) -> Result<&'a PairResult, seqshim_status> {
     // SAFETY: null or a live batch per the contract.
-    let Some(b) = (unsafe { b.as_ref() }) else {
-        return Err(SEQSHIM_WFA_E_ARG);
-    };
+    let b = unsafe { handle::state(b) }?;
     match b.batch.slot(index) {
-        None => Err(SEQSHIM_WFA_E_INDEX),
-        Some(Slot::Pending) => Err(SEQSHIM_WFA_E_NOT_RUN),
-        Some(Slot::Failed(_)) => Err(SEQSHIM_WFA_E_DEVICE),
+        None => Err(SEQSHIM_E_INDEX),
+        Some(Slot::Pending) => Err(SEQSHIM_E_STATE),
+        Some(Slot::Failed(_)) => Err(SEQSHIM_E_DEVICE),
         Some(Slot::Done(r)) => Ok(r),
     }
 }
@@ -600,8 +576,8 @@ unsafe fn result_of<'a>(
 /// The outcome of pair `index`: its WFA2 status (`wavefront_align`'s return
 /// value: 0 done, −1 unfeasible or refused, −2 maximum score reached) in
 /// `status` and `cigar->score` in `score` (each optional). Returns
-/// `SEQSHIM_WFA_OK`, `_E_REFUSED` (status −1 written), `_E_NOT_RUN`,
-/// `_E_DEVICE`, `_E_INDEX` or `_E_ARG`; the outputs are written only with
+/// `SEQSHIM_OK`, `SEQSHIM_E_REFUSED` (status −1 written), `SEQSHIM_E_STATE`,
+/// `SEQSHIM_E_DEVICE`, `SEQSHIM_E_INDEX` or `SEQSHIM_E_NULL`; the outputs are written only with
 /// OK and REFUSED.
 ///
 /// # Safety
@@ -612,8 +588,8 @@ pub unsafe extern "C" fn seqshim_wfa_batch_result(
     index: usize,
     status: *mut i32,
     score: *mut i32,
-) -> seqshim_wfa_status_t {
-    ffi_guard!(SEQSHIM_WFA_E_INTERNAL, {
+) -> seqshim_status {
+    ffi_guard!({
         // SAFETY: null or a live batch per the contract; `r` is used only
         // within this call.
         let r = match unsafe { result_of(b, index) } {
@@ -632,9 +608,9 @@ pub unsafe extern "C" fn seqshim_wfa_batch_result(
             }
         }
         if r.outcome.is_err() {
-            SEQSHIM_WFA_E_REFUSED
+            SEQSHIM_E_REFUSED
         } else {
-            SEQSHIM_WFA_OK
+            SEQSHIM_OK
         }
     })
 }
@@ -648,7 +624,7 @@ pub unsafe extern "C" fn seqshim_wfa_batch_result(
 /// operation; its letters are written out by the first call for the pair
 /// (about a microsecond for a 1 kbp pair) and kept. Safe to call from
 /// several threads at once. Returns as `seqshim_wfa_batch_result`; the
-/// outputs are written only with `SEQSHIM_WFA_OK`.
+/// outputs are written only with `SEQSHIM_OK`.
 ///
 /// # Safety
 /// `b` null or a live batch; `operations` and `length` null or writable.
@@ -658,15 +634,15 @@ pub unsafe extern "C" fn seqshim_wfa_batch_cigar(
     index: usize,
     operations: *mut *const c_char,
     length: *mut usize,
-) -> seqshim_wfa_status_t {
-    ffi_guard!(SEQSHIM_WFA_E_INTERNAL, {
+) -> seqshim_status {
+    ffi_guard!({
         if operations.is_null() || length.is_null() {
-            return SEQSHIM_WFA_E_ARG;
+            return SEQSHIM_E_NULL;
         }
         // SAFETY: null or a live batch per the contract; `r` is used only
         // within this call.
         let r = match unsafe { result_of(b, index) } {
-            Ok(r) if r.outcome.is_err() => return SEQSHIM_WFA_E_REFUSED,
+            Ok(r) if r.outcome.is_err() => return SEQSHIM_E_REFUSED,
             Ok(r) => r,
             Err(e) => return e,
         };
@@ -679,7 +655,7 @@ pub unsafe extern "C" fn seqshim_wfa_batch_cigar(
             };
             *length = r.operations.len();
         }
-        SEQSHIM_WFA_OK
+        SEQSHIM_OK
     })
 }
 
@@ -688,7 +664,7 @@ pub unsafe extern "C" fn seqshim_wfa_batch_cigar(
 /// `X` mismatches), NUL-terminated, into `buffer` of `capacity` bytes. `needed` (optional)
 /// gets the size including the NUL. A buffer too small (or null with
 /// capacity 0, to ask the size) gets nothing and returns
-/// `SEQSHIM_WFA_E_BUFFER`. Other returns as `seqshim_wfa_batch_result`.
+/// `SEQSHIM_E_BUFFER`. Other returns as `seqshim_wfa_batch_result`.
 ///
 /// # Safety
 /// `b` null or a live batch; `buffer` null or writable for `capacity`
@@ -700,12 +676,12 @@ pub unsafe extern "C" fn seqshim_wfa_batch_cigar_sam(
     buffer: *mut c_char,
     capacity: usize,
     needed: *mut usize,
-) -> seqshim_wfa_status_t {
-    ffi_guard!(SEQSHIM_WFA_E_INTERNAL, {
+) -> seqshim_status {
+    ffi_guard!({
         // SAFETY: null or a live batch per the contract; `r` is used only
         // within this call.
         let r = match unsafe { result_of(b, index) } {
-            Ok(r) if r.outcome.is_err() => return SEQSHIM_WFA_E_REFUSED,
+            Ok(r) if r.outcome.is_err() => return SEQSHIM_E_REFUSED,
             Ok(r) => r,
             Err(e) => return e,
         };
@@ -715,18 +691,18 @@ pub unsafe extern "C" fn seqshim_wfa_batch_cigar_sam(
         unsafe { write_size(needed, size) };
         if buffer.is_null() || capacity < size {
             return if buffer.is_null() && capacity > 0 {
-                SEQSHIM_WFA_E_ARG
+                SEQSHIM_E_NULL
             } else {
-                SEQSHIM_WFA_E_BUFFER
+                SEQSHIM_E_BUFFER
             };
         }
         // SAFETY: writable for `capacity` ≥ `size` bytes per the contract.
         let Some(out) = (unsafe { super::guard::bytes_mut(buffer.cast(), size) }) else {
-            return SEQSHIM_WFA_E_ARG;
+            return SEQSHIM_E_NULL;
         };
         out[..text.len()].copy_from_slice(text.as_bytes());
         out[text.len()] = 0;
-        SEQSHIM_WFA_OK
+        SEQSHIM_OK
     })
 }
 
@@ -736,16 +712,14 @@ pub unsafe extern "C" fn seqshim_wfa_batch_cigar_sam(
 /// `b` null or a live batch.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn seqshim_wfa_batch_size(b: *const seqshim_wfa_batch_t) -> usize {
-    ffi_guard!(0, {
-        // SAFETY: null or a live batch per the contract.
-        unsafe { b.as_ref() }.map_or(0, |b| b.batch.len())
-    })
+    // SAFETY: null or a live batch per the contract.
+    ffi_guard!({ unsafe { handle::len(b) } })
 }
 
 /// Where the last run sent its pairs: `to_gpu` pairs offered to the GPUs
 /// (a GPU may still hand some back to the CPU, which aligns them the same),
-/// `to_cpu` aligned by the CPU pool. Both optional. Returns `SEQSHIM_WFA_OK`
-/// or `_E_ARG`.
+/// `to_cpu` aligned by the CPU pool. Both optional. Returns `SEQSHIM_OK`
+/// or `SEQSHIM_E_NULL`.
 ///
 /// # Safety
 /// `b` null or a live batch; the outputs null or writable.
@@ -754,11 +728,12 @@ pub unsafe extern "C" fn seqshim_wfa_batch_routing(
     b: *const seqshim_wfa_batch_t,
     to_gpu: *mut usize,
     to_cpu: *mut usize,
-) -> seqshim_wfa_status_t {
-    ffi_guard!(SEQSHIM_WFA_E_INTERNAL, {
+) -> seqshim_status {
+    ffi_guard!({
         // SAFETY: null or a live batch per the contract.
-        let Some(b) = (unsafe { b.as_ref() }) else {
-            return SEQSHIM_WFA_E_ARG;
+        let b = match unsafe { handle::state(b) } {
+            Ok(b) => b,
+            Err(status) => return status,
         };
         let last = b.batch.last_run();
         // SAFETY: each null or writable per the contract.
@@ -766,45 +741,34 @@ pub unsafe extern "C" fn seqshim_wfa_batch_routing(
             write_size(to_gpu, last.to_devices);
             write_size(to_cpu, last.to_cpu);
         }
-        SEQSHIM_WFA_OK
+        SEQSHIM_OK
     })
 }
 
 /// Removes every pair and result (borrowed pairs are forgotten); the
 /// options stay, and so does the room for result slots and borrowed pairs,
 /// so that those do not grow again when the batch is reused for batches of
-/// similar size. Returns `SEQSHIM_WFA_OK` or `_E_ARG`.
+/// similar size. Returns `SEQSHIM_OK` or `SEQSHIM_E_NULL`.
 ///
 /// # Safety
 /// `b` null or a live batch; pointers from `seqshim_wfa_batch_cigar` are
 /// invalid afterwards.
 #[unsafe(no_mangle)]
-pub unsafe extern "C" fn seqshim_wfa_batch_reset(
-    b: *mut seqshim_wfa_batch_t,
-) -> seqshim_wfa_status_t {
-    ffi_guard!(SEQSHIM_WFA_E_INTERNAL, {
-        // SAFETY: null or a live batch per the contract.
-        let Some(b) = (unsafe { b.as_mut() }) else {
-            return SEQSHIM_WFA_E_ARG;
-        };
-        b.batch.reset();
-        b.borrowed.clear();
-        SEQSHIM_WFA_OK
-    })
+pub unsafe extern "C" fn seqshim_wfa_batch_reset(b: *mut seqshim_wfa_batch_t) -> seqshim_status {
+    // SAFETY: null or a live batch per the contract.
+    ffi_guard!({ unsafe { handle::reset(b) } })
 }
 
-/// Frees a batch (null is ignored).
+/// Frees a batch. Null is ignored, and so is a second destroy of the same
+/// batch (with a warning).
 ///
 /// # Safety
-/// `b` null or a live batch, not used afterwards.
+/// `b` null or a batch from `seqshim_wfa_batch_create`, not used afterwards.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn seqshim_wfa_batch_destroy(b: *mut seqshim_wfa_batch_t) {
-    ffi_guard!((), {
-        if !b.is_null() {
-            // SAFETY: a batch from seqshim_wfa_batch_create, freed once.
-            drop(unsafe { Box::from_raw(b) });
-        }
-    })
+    // SAFETY: null or a batch from `seqshim_wfa_batch_create` per the
+    // contract; a second destroy is recognised and ignored.
+    ffi_guard!({ unsafe { handle::destroy(b) } })
 }
 
 #[cfg(test)]
@@ -869,7 +833,7 @@ mod tests {
             let mut b = ptr::null_mut();
             // SAFETY: valid pointers throughout; everything is freed below.
             unsafe {
-                assert_eq!(seqshim_wfa_batch_create(&o, 0, &mut b), SEQSHIM_WFA_OK);
+                assert_eq!(seqshim_wfa_batch_create(&o, 0, &mut b), SEQSHIM_OK);
                 for (i, (p, t)) in pairs.iter().enumerate() {
                     let add = if i % 2 == 0 {
                         seqshim_wfa_batch_add
@@ -884,9 +848,9 @@ mod tests {
                         t.len() as i32,
                         ptr::null_mut(),
                     );
-                    assert_eq!(rc, SEQSHIM_WFA_OK);
+                    assert_eq!(rc, SEQSHIM_OK);
                 }
-                assert_eq!(seqshim_wfa_batch_run(b), SEQSHIM_WFA_OK);
+                assert_eq!(seqshim_wfa_batch_run(b), SEQSHIM_OK);
                 let (mut to_gpu, mut to_cpu) = (0, 0);
                 seqshim_wfa_batch_routing(b, &mut to_gpu, &mut to_cpu);
                 assert!(to_gpu > 0, "{to_gpu} / {to_cpu}");
@@ -906,7 +870,7 @@ mod tests {
                     let (mut status, mut score) = (7, 7);
                     assert_eq!(
                         seqshim_wfa_batch_result(b, i, &mut status, &mut score),
-                        SEQSHIM_WFA_OK
+                        SEQSHIM_OK
                     );
                     assert_eq!((status, score), (want, c.score), "pair {i}");
                     let (mut ops, mut len) = (ptr::null(), 0);
@@ -936,7 +900,7 @@ mod tests {
     #[test]
     fn bad_options_are_refused_with_their_code() {
         let mut out = ptr::null_mut();
-        let check = |edit: &dyn Fn(&mut seqshim_wfa_options_t), want: seqshim_wfa_status_t| {
+        let check = |edit: &dyn Fn(&mut seqshim_wfa_options_t), want: seqshim_status| {
             let mut o = options_default();
             edit(&mut o);
             let mut out = ptr::null_mut();
@@ -945,50 +909,47 @@ mod tests {
             assert_eq!(got, want, "{o:?}");
             assert!(out.is_null());
         };
-        check(&|o| o.metric = 9, SEQSHIM_WFA_E_OPTION);
-        check(&|o| o.span = 2, SEQSHIM_WFA_E_OPTION);
-        check(&|o| o.scope = -1, SEQSHIM_WFA_E_OPTION);
-        check(&|o| o.heuristic = 42, SEQSHIM_WFA_E_OPTION);
-        check(&|o| o.memory_mode = 4, SEQSHIM_WFA_E_OPTION);
-        check(&|o| o.device = -3, SEQSHIM_WFA_E_OPTION);
-        check(&|o| o.max_alignment_score = 0, SEQSHIM_WFA_E_OPTION);
+        check(&|o| o.metric = 9, SEQSHIM_E_OPTION);
+        check(&|o| o.span = 2, SEQSHIM_E_OPTION);
+        check(&|o| o.scope = -1, SEQSHIM_E_OPTION);
+        check(&|o| o.heuristic = 42, SEQSHIM_E_OPTION);
+        check(&|o| o.memory_mode = 4, SEQSHIM_E_OPTION);
+        check(&|o| o.device = -3, SEQSHIM_E_OPTION);
+        check(&|o| o.max_alignment_score = 0, SEQSHIM_E_OPTION);
         check(
             &|o| {
                 o.span = SEQSHIM_WFA_SPAN_ENDS_FREE;
                 o.text_end_free = -1
             },
-            SEQSHIM_WFA_E_OPTION,
+            SEQSHIM_E_OPTION,
         );
-        check(&|o| o.match_score = 1, SEQSHIM_WFA_E_PENALTIES);
-        check(&|o| o.mismatch = 0, SEQSHIM_WFA_E_PENALTIES);
+        check(&|o| o.match_score = 1, SEQSHIM_E_OPTION);
+        check(&|o| o.mismatch = 0, SEQSHIM_E_OPTION);
         check(
             &|o| {
                 o.metric = SEQSHIM_WFA_METRIC_EDIT;
                 o.heuristic = SEQSHIM_WFA_HEURISTIC_XDROP
             },
-            SEQSHIM_WFA_E_OPTION,
+            SEQSHIM_E_OPTION,
         );
         check(
             &|o| {
                 o.memory_mode = SEQSHIM_WFA_MEMORY_ULTRALOW;
             },
-            SEQSHIM_WFA_E_OPTION,
+            SEQSHIM_E_OPTION,
         );
         // SAFETY: null pointers are the point.
         unsafe {
             assert_eq!(
                 seqshim_wfa_batch_create(ptr::null(), 0, &mut out),
-                SEQSHIM_WFA_E_ARG
+                SEQSHIM_E_NULL
             );
             let o = options_default();
             assert_eq!(
                 seqshim_wfa_batch_create(&o, 0, ptr::null_mut()),
-                SEQSHIM_WFA_E_ARG
+                SEQSHIM_E_NULL
             );
-            assert_eq!(
-                seqshim_wfa_options_default(ptr::null_mut()),
-                SEQSHIM_WFA_E_ARG
-            );
+            assert_eq!(seqshim_wfa_options_default(ptr::null_mut()), SEQSHIM_E_NULL);
         }
     }
 }

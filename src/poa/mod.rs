@@ -348,14 +348,24 @@ impl crate::engine::scheduler::Job for WindowJob {
     }
 }
 
-static SCHEDULER: once_cell::sync::Lazy<crate::engine::scheduler::Scheduler<WindowJob>> =
-    once_cell::sync::Lazy::new(|| {
-        // No device runner for this family yet: every window runs on the CPU pool.
-        crate::engine::scheduler::Scheduler::new(
-            Vec::new(),
-            crate::engine::scheduler::Options::default(),
-        )
-    });
+/// POA as a family of the engine. No device runner yet: every window runs
+/// on the CPU pool.
+pub struct Poa;
+
+impl crate::engine::family::Family for Poa {
+    const NAME: &'static str = "POA";
+    const KERNEL: &'static str = "";
+    type Job = WindowJob;
+
+    fn runners(
+        _gpu: &std::sync::Arc<crate::engine::device::Gpu>,
+    ) -> Result<
+        Vec<Box<dyn crate::engine::scheduler::BatchRunner<WindowJob>>>,
+        crate::engine::device::DeviceError,
+    > {
+        Ok(Vec::new())
+    }
+}
 
 /// Runs many windows on the CPU pool through the family's scheduler and
 /// returns their results in input order. Windows are grouped by [`Bucket`],
@@ -373,7 +383,7 @@ pub fn run_windows(jobs: Vec<WindowJob>) -> Vec<WindowResult> {
     order.sort_by_key(|&i| keys[i]);
     let mut slots: Vec<Option<WindowJob>> = jobs.into_iter().map(Some).collect();
     let ordered: Vec<WindowJob> = order.iter().filter_map(|&i| slots[i].take()).collect();
-    let results = SCHEDULER.run_all(ordered);
+    let results = crate::engine::family::scheduler::<Poa>().run_all(ordered);
     let mut out: Vec<Option<WindowResult>> = (0..order.len()).map(|_| None).collect();
     for (&i, r) in order.iter().zip(results) {
         // Only strict mode turns a device failure into an error.

@@ -104,8 +104,7 @@ impl SelftestRunner {
 
 impl BatchRunner<SelftestJob> for SelftestRunner {
     fn label(&self) -> String {
-        let info = self.gpu.info();
-        format!("GPU {} ({})", info.ordinal, info.name)
+        crate::engine::family::gpu_label(&self.gpu)
     }
 
     fn capacity(&self) -> usize {

@@ -8,9 +8,11 @@ mod gpu;
 
 pub use gpu::SOURCE as KERNEL;
 
-use once_cell::sync::Lazy;
+use std::sync::Arc;
 
-use crate::engine::scheduler::{self, BatchRunner, Scheduler};
+use crate::engine::device::{DeviceError, Gpu};
+use crate::engine::family::{self, Family};
+use crate::engine::scheduler::{self, BatchRunner};
 
 /// Mixing rounds applied to each value.
 const ROUNDS: u32 = 16;
@@ -49,27 +51,23 @@ impl Report {
     }
 }
 
-static SCHEDULER: Lazy<Scheduler<SelftestJob>> = Lazy::new(|| {
-    let runners: Vec<Box<dyn BatchRunner<SelftestJob>>> = crate::engine::device::gpus()
-        .iter()
-        .filter_map(|gpu| match gpu::SelftestRunner::new(gpu.clone()) {
-            Ok(runner) => Some(Box::new(runner) as Box<dyn BatchRunner<SelftestJob>>),
-            Err(e) => {
-                crate::log_warn!(
-                    "selftest kernel unavailable on GPU {}: {e}",
-                    gpu.info().ordinal
-                );
-                None
-            }
-        })
-        .collect();
-    Scheduler::new(runners, scheduler::Options::default())
-});
+/// The selftest as a family of the engine.
+pub struct Selftest;
+
+impl Family for Selftest {
+    const NAME: &'static str = "selftest";
+    const KERNEL: &'static str = "selftest";
+    type Job = SelftestJob;
+
+    fn runners(gpu: &Arc<Gpu>) -> Result<Vec<Box<dyn BatchRunner<SelftestJob>>>, DeviceError> {
+        Ok(vec![Box::new(gpu::SelftestRunner::new(gpu.clone())?)])
+    }
+}
 
 /// Runs `jobs` blocks of `per_job` pseudo-random values through the scheduler
 /// and compares every result with the CPU reference.
 pub fn run(jobs: usize, per_job: usize) -> Report {
-    let scheduler = &*SCHEDULER;
+    let scheduler = family::scheduler::<Selftest>();
     let before = scheduler.stats();
     let inputs: Vec<Vec<u32>> = (0..jobs)
         .map(|j| cpu::input_block(j as u32, per_job))

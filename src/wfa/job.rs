@@ -14,7 +14,9 @@ use std::sync::Arc;
 use super::{
     AlignStatus, Aligner, AlignerAttributes, AlignmentScope, MemoryMode, Operations, WfaError,
 };
-use crate::engine::scheduler::{self, BatchRunner, Job, Scheduler};
+use crate::engine::device::{DeviceError, Gpu};
+use crate::engine::family::Family;
+use crate::engine::scheduler::{BatchRunner, Job, Scheduler};
 
 /// Where one pair lives inside [`PairSet::bytes`].
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -233,23 +235,6 @@ pub fn gpu_may_take(attributes: &AlignerAttributes, pattern_len: usize, text_len
 }
 
 /// The runners of every GPU in use (several per GPU, see `WfaRunner::for_gpu`).
-fn device_runners() -> Vec<Box<dyn BatchRunner<WfaJob>>> {
-    let mut runners: Vec<Box<dyn BatchRunner<WfaJob>>> = Vec::new();
-    for gpu in crate::engine::device::gpus() {
-        match super::gpu::WfaRunner::for_gpu(gpu) {
-            Ok(lanes) => runners.extend(
-                lanes
-                    .into_iter()
-                    .map(|r| Box::new(r) as Box<dyn BatchRunner<WfaJob>>),
-            ),
-            Err(e) => {
-                crate::log_warn!("WFA kernel unavailable on GPU {}: {e}", gpu.info().ordinal);
-            }
-        }
-    }
-    runners
-}
-
 /// Most bases one device batch holds: enough pairs to fill a GPU with
 /// workers (about 110,000 pairs of 150 bp, 1,600 of 10 kbp), small enough
 /// that a GPU's streams take turns (one packs and decodes on the host while
@@ -261,30 +246,47 @@ pub const DEVICE_BATCH_BASES: u64 = 32 << 20;
 /// measurements).
 pub fn device_batch_bases() -> u64 {
     static BASES: once_cell::sync::Lazy<u64> = once_cell::sync::Lazy::new(|| {
-        std::env::var("SEQSHIM_WFA_BATCH_BASES")
-            .ok()
-            .and_then(|v| v.parse().ok())
-            .filter(|&b: &u64| b > 0)
+        crate::engine::config::get()
+            .setting::<u64>("SEQSHIM_WFA_BATCH_BASES")
+            .filter(|&b| b > 0)
             .unwrap_or(DEVICE_BATCH_BASES)
     });
     *BASES
 }
 
-static SCHEDULER: once_cell::sync::Lazy<Scheduler<WfaJob>> = once_cell::sync::Lazy::new(|| {
-    let runners = all_runners();
-    // The CPU pool does not take queued device jobs: on an H200 with 16
-    // cores, a pool that helped (while more than a quarter of a device batch
-    // per stream was queued) took the host cores that pack and decode the
-    // GPU's launches, and the batch API ran up to 2.4x slower at 1-10 kbp
-    // (BENCHMARKS.md). Pairs a GPU cannot take still run on the pool,
-    // alongside.
-    let options = scheduler::Options::default();
-    Scheduler::new(runners, options)
-});
+/// WFA as a family of the engine. The CPU pool does not take queued
+/// device jobs: on an H200 with 16 cores, a pool that helped (while more
+/// than a quarter of a device batch per stream was queued) took the host
+/// cores that pack and decode the GPU's launches, and the batch API ran up
+/// to 2.4x slower at 1-10 kbp (BENCHMARKS.md). Pairs a GPU cannot take still
+/// run on the pool, alongside.
+pub struct Wfa;
+
+impl Family for Wfa {
+    const NAME: &'static str = "WFA";
+    const KERNEL: &'static str = "wfa";
+    type Job = WfaJob;
+
+    fn runners(gpu: &Arc<Gpu>) -> Result<Vec<Box<dyn BatchRunner<WfaJob>>>, DeviceError> {
+        Ok(super::gpu::WfaRunner::for_gpu(gpu)?
+            .into_iter()
+            .map(|r| Box::new(r) as Box<dyn BatchRunner<WfaJob>>)
+            .collect())
+    }
+
+    /// This crate's unit tests drive the device paths with an emulated
+    /// device (CI has no GPU).
+    fn extra_runners() -> Vec<Box<dyn BatchRunner<WfaJob>>> {
+        #[cfg(test)]
+        return vec![Box::new(emulated::Runner)];
+        #[cfg(not(test))]
+        Vec::new()
+    }
+}
 
 /// The process-wide WFA scheduler (GPU executors when a GPU is in use).
 pub fn scheduler() -> &'static Scheduler<WfaJob> {
-    &SCHEDULER
+    crate::engine::family::scheduler::<Wfa>()
 }
 
 /// Whether the batch API and the transparent `wavefront_align` path offer this
@@ -343,14 +345,6 @@ pub fn absorb_device_alignment(
             .core
             .absorb(pattern_len as i32, text_len as i32, status, result.score);
     }
-}
-
-fn all_runners() -> Vec<Box<dyn BatchRunner<WfaJob>>> {
-    #[allow(unused_mut)]
-    let mut runners = device_runners();
-    #[cfg(test)]
-    runners.push(Box::new(emulated::Runner));
-    runners
 }
 
 /// A stand-in device for this crate's unit tests (CI has no GPU): it runs

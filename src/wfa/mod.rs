@@ -11,6 +11,7 @@ mod heuristic;
 pub mod job;
 pub mod operations;
 mod penalties;
+pub mod transparent;
 
 pub use heuristic::Heuristic;
 pub use operations::Operations;

@@ -1,17 +1,14 @@
-//! The transparent GPU path of `wavefront_align`: when a GPU is in use and
-//! the aligner's configuration and the pair are ones it aligns exactly, the
-//! pair becomes a one-pair job for the process-wide WFA scheduler. Concurrent
-//! callers' jobs are coalesced into GPU batches; a lone caller's job runs on
-//! its own thread at once (the scheduler decides), so it waits for nobody.
-//! The result is written into the aligner exactly as the CPU path writes it.
-
-use std::ffi::c_int;
-use std::sync::Arc;
+//! The C side of the transparent GPU path of `wavefront_align`
+//! (`wfa::transparent` decides and sends): the aligner's C fields as
+//! [`AlignerAttributes`], and a device's result written into the aligner
+//! exactly as the CPU path writes it.
 
 use super::aligner::{State, heuristic_of, heuristic_to_c, mode_of, refuse, scope_of, write_cigar};
 use super::types::*;
-use crate::wfa::job::{self, PairResult, PairSet, WfaJob};
+use crate::wfa::job::{self, PairResult};
+use crate::wfa::transparent;
 use crate::wfa::{AlignStatus, AlignerAttributes, AlignmentSpan, Heuristic};
+use std::ffi::c_int;
 
 /// The attributes an aligner with these fields aligns `s.pattern`/`s.text`
 /// with, when they can be described by [`AlignerAttributes`] alone: no
@@ -60,37 +57,21 @@ fn plain_attributes(w: &wavefront_aligner_t, s: &State) -> Option<AlignerAttribu
     })
 }
 
-/// Aligns the aligner's current pair through the scheduler when a device
-/// may take it; `None` leaves it to the CPU path (no device, a
-/// configuration or pair the device does not reproduce, a refused outcome
-/// whose messages the CPU path prints, or a scheduler that failed outside
-/// strict mode).
+/// Aligns the aligner's current pair on a device when `wfa::transparent`
+/// takes it; `None` leaves it to the CPU path (no device, a configuration or
+/// pair the device does not reproduce, a refused outcome whose messages the
+/// CPU path prints, or a device failure outside strict mode).
 pub(super) fn offload(w: &mut wavefront_aligner_t, s: &mut State) -> Option<c_int> {
-    // Opt-in (see `Config::wfa_transparent`); this crate's own tests drive
-    // the path with an emulated device.
-    if !(cfg!(test) || crate::engine::config::get().wfa_transparent) {
-        return None;
-    }
-    let scheduler = job::scheduler();
-    // `devices()` needs no lock: without GPUs a call costs one branch.
-    if scheduler.devices().is_empty() || !scheduler.has_devices() {
+    if !transparent::enabled() {
         return None;
     }
     let attributes = plain_attributes(w, s)?;
-    let (plen, tlen) = (s.pattern.len(), s.text.len());
-    if !job::device_may_take(&attributes, plen, tlen) {
-        return None;
-    }
     #[cfg(test)]
     if tests::BYPASS.with(|b| b.get()) {
         return None;
     }
-    let mut pairs = PairSet::with_capacity(1, plen + tlen);
-    pairs.push(&s.pattern, &s.text);
-    let job = WfaJob::new(attributes, Arc::new(pairs), 0..1, true);
-    let result = match scheduler.submit(job) {
-        Ok(mut results) if results.len() == 1 => results.pop()?,
-        Ok(_) => return None,
+    let result = match transparent::align_on_device(&attributes, &s.pattern, &s.text)? {
+        Ok(result) => result,
         Err(e) if crate::engine::config::get().strict => {
             // SEQSHIM_STRICT: a GPU failure is reported, never hidden.
             crate::log_warn!("wavefront_align: {e}");

@@ -971,7 +971,7 @@ fn lanes_for(budget: usize) -> (usize, usize) {
 /// A launch-shape override for measurements (block size, largest ring kept
 /// in shared memory, parts of a launch); unset in normal use.
 fn tuning(name: &str) -> Option<usize> {
-    std::env::var(name).ok()?.parse().ok()
+    crate::engine::config::get().setting(name)
 }
 
 /// Dynamic shared memory the kernel's spans take ahead of a ring there:
@@ -1087,8 +1087,11 @@ fn decode(
 
 impl BatchRunner<WfaJob> for WfaRunner {
     fn label(&self) -> String {
-        let info = self.gpu.info();
-        format!("GPU {} ({}) stream {}", info.ordinal, info.name, self.lane)
+        format!(
+            "{} stream {}",
+            crate::engine::family::gpu_label(&self.gpu),
+            self.lane
+        )
     }
 
     fn capacity(&self) -> usize {

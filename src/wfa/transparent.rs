@@ -1,0 +1,51 @@
+//! The transparent GPU path of the synchronous `wavefront_align`: which
+//! calls may go to a device, and sending them. A call the devices take
+//! becomes a one-pair job for the family's scheduler (the engine's
+//! [`place`](crate::engine::family::place) routine): concurrent callers' jobs
+//! are coalesced into GPU batches, and a lone caller's job runs on its own
+//! thread at once. Off unless `SEQSHIM_WFA_TRANSPARENT=1`: a GPU aligns one
+//! pair far more slowly than a CPU core and wins only with thousands of
+//! pairs in flight, which a client's threads rarely provide.
+
+use std::sync::Arc;
+
+use super::AlignerAttributes;
+use super::job::{self, PairResult, PairSet, Wfa, WfaJob};
+use crate::engine::family::{self, Placement};
+use crate::engine::scheduler::ScheduleError;
+
+/// Whether the transparent path is on for this process: the opt-in
+/// setting, or this crate's own tests (which drive it with an emulated
+/// device).
+pub fn enabled() -> bool {
+    cfg!(test)
+        || crate::engine::config::get().setting::<bool>("SEQSHIM_WFA_TRANSPARENT") == Some(true)
+}
+
+/// Aligns one pair on a device when the path is on, a device is in use and
+/// it aligns this configuration and pair exactly. `None` leaves the pair to
+/// the caller's CPU path (nothing was run); `Some(Err)` is a device failure
+/// that the scheduler did not rescue (strict mode).
+pub fn align_on_device(
+    attributes: &AlignerAttributes,
+    pattern: &[u8],
+    text: &[u8],
+) -> Option<Result<PairResult, ScheduleError>> {
+    if !enabled() {
+        return None;
+    }
+    let placed = family::place::<Wfa>(|| {
+        if !job::device_may_take(attributes, pattern.len(), text.len()) {
+            return None;
+        }
+        let mut pairs = PairSet::with_capacity(1, pattern.len() + text.len());
+        pairs.push(pattern, text);
+        Some(WfaJob::new(*attributes, Arc::new(pairs), 0..1, true))
+    });
+    match placed {
+        Placement::Here => None,
+        Placement::Submitted(Ok(mut results)) if results.len() == 1 => results.pop().map(Ok),
+        Placement::Submitted(Ok(_)) => None,
+        Placement::Submitted(Err(e)) => Some(Err(e)),
+    }
+}
