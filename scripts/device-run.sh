@@ -31,6 +31,18 @@ check() {
     fi
 }
 
+# gpu_test FAMILY: sets $gpu_bin to the family's GPU test binary (built
+# from tests/FAMILY_gpu.rs); counts a failure and returns 1 when the bundle
+# lacks it.
+gpu_test() {
+    gpu_bin="$here/bin/test-$1_gpu"
+    [ -x "$gpu_bin" ] && return 0
+    failed=$((failed + 1))
+    failures+=("$1: bin/test-$1_gpu missing from the bundle")
+    echo "FAIL  $1: bin/test-$1_gpu missing from the bundle"
+    return 1
+}
+
 echo "== machine =="
 nvidia-smi -L 2>/dev/null || echo "nvidia-smi not available"
 echo

@@ -33,7 +33,8 @@ for line in sys.stdin:
         print(m["target"]["name"], m["executable"])
 ' | while read -r name exe; do
     case "$name" in
-        seqshim|kernels_compile|abea_gpu|wfa_gpu) strip -o "$out/bin/test-$name" "$exe" ;;
+        # The unit tests, the NVRTC check, and every family's tests/<family>_gpu.rs.
+        seqshim|kernels_compile|*_gpu) strip -o "$out/bin/test-$name" "$exe" ;;
     esac
 done
 
@@ -57,8 +58,9 @@ rm -rf "$deb_dir"
 
 cp ffi-tests/expected/*.txt "$out/data/" 2>/dev/null || true
 if [ -d ../shared/data ]; then
-    for family in abea; do
-        [ -d "../shared/data/$family" ] && cp -r "../shared/data/$family" "$out/data/"
+    # Every family's fixture folder.
+    for fixture in ../shared/data/*/; do
+        cp -r "$fixture" "$out/data/"
     done
 else
     echo "note: ../shared/data not found; the bundle carries no fixtures"

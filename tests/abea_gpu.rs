@@ -8,6 +8,7 @@
 //! Run on the GPU machine by `device-bundle/checks/abea.sh`.
 
 mod abea_support;
+mod gpu_support;
 
 use std::sync::Arc;
 use std::time::Instant;
@@ -18,16 +19,7 @@ use seqshim::engine::scheduler::{BatchRunner, Job};
 use seqshim::engine::{cpu, device};
 
 fn runner() -> Option<AbeaRunner> {
-    let required = std::env::var("SEQSHIM_REQUIRE_GPU").as_deref() == Ok("1");
-    let Some(gpu) = device::gpus().first() else {
-        let why = match device::availability() {
-            device::Availability::CpuOnly { reason } => reason.clone(),
-            device::Availability::Gpus(_) => "no GPU".into(),
-        };
-        assert!(!required, "SEQSHIM_REQUIRE_GPU=1 but no GPU: {why}");
-        eprintln!("SKIP: no usable GPU ({why})");
-        return None;
-    };
+    let gpu = gpu_support::first_gpu()?;
     match AbeaRunner::new(gpu.clone()) {
         Ok(runner) => Some(runner),
         Err(e) => panic!("the ABEA kernel did not load on {}: {e}", gpu.info().name),

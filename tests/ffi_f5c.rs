@@ -10,6 +10,7 @@ mod support;
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
+use seqshim::ffi::status::{SEQSHIM_E_INDEX, SEQSHIM_E_STATE};
 use support::*;
 
 fn build(sanitize: bool) -> PathBuf {
@@ -175,8 +176,12 @@ fn check_fixture(sanitize: bool, threads: usize) {
         "{}batch default: status 0, {n} of {n} reads identical to per-read\n\
          batch force-cpu: status 0, {n} of {n} reads identical to per-read\n\
          batch skip_epk=1: status 0, {n} of {n} reads skipped\n\
+         handle: status 0, {n} of {n} reads identical to per-read; before run {state}, \
+         past end {index}, size {n}, reset 0, size after 0\n\
          threads: {threads} x {n} calls, 0 differ from one thread\n",
-        expected("f5c_client.args.txt")
+        expected("f5c_client.args.txt"),
+        state = SEQSHIM_E_STATE as i32,
+        index = SEQSHIM_E_INDEX as i32,
     );
     assert_eq!(rest, want);
 }

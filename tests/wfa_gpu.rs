@@ -7,9 +7,12 @@
 //! `SEQSHIM_REQUIRE_GPU=1` (the device bundle sets it) makes that a failure.
 //! Run on the GPU machine by `device-bundle/checks/wfa.sh`.
 
+mod gpu_support;
+
 use std::sync::Arc;
 use std::time::Instant;
 
+use gpu_support::{Rng, random_seq};
 use seqshim::engine::scheduler::{BatchRunner, Job};
 use seqshim::engine::{cpu, device};
 use seqshim::wfa::gpu::{WfaRunner, counters};
@@ -26,37 +29,11 @@ fn runner() -> Option<WfaRunner> {
 /// A runner with an arena of about `bytes`, or `None` (saying why) without
 /// a GPU; a missing GPU fails when `SEQSHIM_REQUIRE_GPU=1`.
 fn runner_with(bytes: usize) -> Option<WfaRunner> {
-    let required = std::env::var("SEQSHIM_REQUIRE_GPU").as_deref() == Ok("1");
-    let Some(gpu) = device::gpus().first() else {
-        let why = match device::availability() {
-            device::Availability::CpuOnly { reason } => reason.clone(),
-            device::Availability::Gpus(_) => "no GPU".into(),
-        };
-        assert!(!required, "SEQSHIM_REQUIRE_GPU=1 but no GPU: {why}");
-        eprintln!("SKIP: no usable GPU ({why})");
-        return None;
-    };
+    let gpu = gpu_support::first_gpu()?;
     match WfaRunner::new(gpu.clone(), 0, bytes) {
         Ok(runner) => Some(runner),
         Err(e) => panic!("the WFA kernel did not load on {}: {e}", gpu.info().name),
     }
-}
-
-struct Rng(u64);
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 >> 12;
-        self.0 ^= self.0 << 25;
-        self.0 ^= self.0 >> 27;
-        self.0.wrapping_mul(0x2545_f491_4f6c_dd1d)
-    }
-    fn below(&mut self, n: u64) -> u64 {
-        self.next() % n.max(1)
-    }
-}
-
-fn random_seq(rng: &mut Rng, n: usize) -> Vec<u8> {
-    (0..n).map(|_| b"ACGT"[rng.below(4) as usize]).collect()
 }
 
 /// A pair of about `len` bases with `percent` % edits (substitutions,

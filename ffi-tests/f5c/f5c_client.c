@@ -368,6 +368,36 @@ static int fixture(const cases_t* c, int threads) {
         else
             printf("batch %s: status %d, %d of %d reads skipped\n", names[mode], status, zero, c->n);
     }
+
+    /* The batch lifecycle: create, add one at a time, run, read by index. */
+    seqshim_abea_batch_opt_init(&opt);
+    opt.models = c->models;
+    opt.kmer_size = c->k;
+    seqshim_abea_batch_t* batch = NULL;
+    int lifecycle = seqshim_abea_batch_create(&opt, (size_t)c->n, &batch);
+    const AlignedPair* got = NULL;
+    size_t n_got = 0;
+    int before_run = batch ? seqshim_abea_batch_result(batch, 0, &got, &n_got) : -100;
+    for (int r = 0; r < c->n && lifecycle == SEQSHIM_OK; ++r) {
+        size_t index = 99;
+        lifecycle = seqshim_abea_batch_add(batch, seqs[r], lens[r], ets[r].event, ets[r].n, scs[r], &index);
+        if (index != (size_t)r) lifecycle = -99;
+    }
+    if (lifecycle == SEQSHIM_OK) lifecycle = seqshim_abea_batch_run(batch);
+    int same = 0;
+    for (int r = 0; r < c->n && lifecycle == SEQSHIM_OK; ++r)
+        if (seqshim_abea_batch_result(batch, (size_t)r, &got, &n_got) == SEQSHIM_OK)
+            same += same_pairs(got, (int32_t)n_got, pairs[r], n_pairs[r]);
+    int past_end = seqshim_abea_batch_result(batch, (size_t)c->n, &got, &n_got);
+    size_t size = seqshim_abea_batch_size(batch);
+    int reset = seqshim_abea_batch_reset(batch);
+    size_t after_reset = seqshim_abea_batch_size(batch);
+    seqshim_abea_batch_destroy(batch);
+    seqshim_abea_batch_destroy(batch); /* a second destroy is ignored */
+    printf("handle: status %d, %d of %d reads identical to per-read; before run %d, past end %d, "
+           "size %zu, reset %d, size after %zu\n",
+           lifecycle, same, c->n, before_run, past_end, size, reset, after_reset);
+
     for (int r = 0; r < c->n; ++r) free(outs[r]);
     free(outs);
     free(counts);

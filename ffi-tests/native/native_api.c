@@ -17,7 +17,7 @@
 typedef const char *(*version_fn)(void);
 typedef const char *(*strerror_fn)(int);
 typedef int (*backend_info_fn)(char *, size_t);
-typedef int (*selftest_fn)(void);
+typedef seqshim_status (*selftest_fn)(void);
 
 struct api {
     version_fn version;

@@ -159,6 +159,35 @@ seqshim_status seqshim_abea_align_batch(const seqshim_abea_batch_opt_t* opt, int
                              const event_table* events, const scalings_t* scalings,
                              AlignedPair* const* out_pairs, int32_t* out_n_pairs);
 
+/* The same alignment through seqshim's batch lifecycle (create -> add ->
+ * run -> result -> size -> reset -> destroy), for callers that collect reads
+ * one at a time. Every function returns a seqshim_status; a read's pairs
+ * equal seqshim_f5c_align's for it.
+ *
+ * create: `opt` as for seqshim_abea_align_batch (the model table is copied);
+ *   `expected_reads` reserves room (a hint). The batch goes to *out.
+ * add: copies the bases and the events' means; *out_index (optional) gets
+ *   the read's index.
+ * run: aligns the reads added since the last run, GPU and CPU pool at once.
+ * result: *pairs points into the batch (valid until reset or destroy),
+ *   *n_pairs counts them (0 for a read f5c skips); SEQSHIM_E_STATE before
+ *   run, SEQSHIM_E_INDEX past the end, SEQSHIM_E_DEVICE for a read the GPU
+ *   failed under SEQSHIM_STRICT=1.
+ * reset: forgets reads and results; destroy: frees (null and a second
+ *   destroy are ignored). A batch is used by one thread at a time. */
+typedef struct seqshim_abea_batch_t seqshim_abea_batch_t;
+seqshim_status seqshim_abea_batch_create(const seqshim_abea_batch_opt_t* opt, size_t expected_reads,
+                                         seqshim_abea_batch_t** out);
+seqshim_status seqshim_abea_batch_add(seqshim_abea_batch_t* b, const char* sequence, int32_t sequence_len,
+                                      const event_t* events, size_t n_events, scalings_t scaling,
+                                      size_t* out_index);
+seqshim_status seqshim_abea_batch_run(seqshim_abea_batch_t* b);
+seqshim_status seqshim_abea_batch_result(const seqshim_abea_batch_t* b, size_t index,
+                                         const AlignedPair** pairs, size_t* n_pairs);
+size_t seqshim_abea_batch_size(const seqshim_abea_batch_t* b);
+seqshim_status seqshim_abea_batch_reset(seqshim_abea_batch_t* b);
+void seqshim_abea_batch_destroy(seqshim_abea_batch_t* b);
+
 #ifdef __cplusplus
 }
 #endif

@@ -2,8 +2,8 @@
 # provides `check`, `log_of`, $here (the bundle) and $cache (a scratch dir).
 # GPU == CPU == f5c on every fixture record, GPU == CPU on synthetic stress
 # reads, the batch entry in strict mode, and a GPU-vs-CPU-pool benchmark.
-abea_bin="$here/bin/test-abea_gpu"
-if [ -x "$abea_bin" ]; then
+if gpu_test abea; then
+    abea_bin="$gpu_bin"
     abea() {
         # ABEA_BENCH_COPIES: 96 copies of the fixture = 51 Mbases, the size
         # the benchmark asks for.
@@ -27,10 +27,6 @@ if [ -x "$abea_bin" ]; then
         "$(log_of "abea: GPU == CPU on stress reads (long, over-segmented, k=9, non-finite)")" \
         "$(log_of "abea: batch entry in strict mode runs on the GPU and equals f5c")" \
         "$(log_of "abea: benchmark GPU batch vs CPU pool")" 2>/dev/null | sed 's/^/      /'
-else
-    failed=$((failed + 1))
-    failures+=("abea: bin/test-abea_gpu missing from the bundle")
-    echo "FAIL  abea: bin/test-abea_gpu missing from the bundle"
 fi
 if [ -x "$here/bin/seqshim-abea-demo" ] && [ -d "$here/data/abea/ecoli_2kb_r94" ]; then
     check "abea: C demo on the GPU (per-read and batch entries) equals f5c" "ABEA: all results agree" \

@@ -3,8 +3,8 @@
 # GPU == CPU on the length/divergence grid and every configuration the kernel
 # takes (CIGARs from the kernel's replay, then from the host's), then a
 # GPU-vs-CPU-pool benchmark.
-wfa_bin="$here/bin/test-wfa_gpu"
-if [ -x "$wfa_bin" ]; then
+if gpu_test wfa; then
+    wfa_bin="$gpu_bin"
     wfa() {
         env SEQSHIM_BACKEND=cuda SEQSHIM_REQUIRE_GPU=1 \
             WFA_BENCH_SCALE="${WFA_BENCH_SCALE:-1}" WFA_PARITY_SCALE="${WFA_PARITY_SCALE:-1}" \
@@ -27,8 +27,4 @@ if [ -x "$wfa_bin" ]; then
     grep -hE "^wfa (gpu|benchmark)" \
         "$(log_of "wfa: GPU == CPU on the grid, every metric, span, scope and heuristic the kernel takes")" \
         "$(log_of "wfa: benchmark GPU batch vs CPU pool")" 2>/dev/null | sed 's/^/      /'
-else
-    failed=$((failed + 1))
-    failures+=("wfa: bin/test-wfa_gpu missing from the bundle")
-    echo "FAIL  wfa: bin/test-wfa_gpu missing from the bundle"
 fi

@@ -7,6 +7,7 @@
 //! layout) so that a C-ABI wrapper can reinterpret caller memory without
 //! copying.
 
+pub mod batch;
 pub mod cpu;
 pub mod emission;
 mod gpu;

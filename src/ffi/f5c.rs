@@ -15,7 +15,11 @@ use std::sync::Arc;
 use crate::abea::{self, AlignedPair, BatchOptions, BatchRead, Event, Model, Scalings};
 use crate::ffi_guard;
 
-use super::status::{SEQSHIM_E_ARG, SEQSHIM_E_DEVICE, SEQSHIM_E_NULL, SEQSHIM_OK, seqshim_status};
+use super::handle::{self, BatchState};
+use super::status::{
+    SEQSHIM_E_ARG, SEQSHIM_E_DEVICE, SEQSHIM_E_INDEX, SEQSHIM_E_NULL, SEQSHIM_E_STATE, SEQSHIM_OK,
+    seqshim_status,
+};
 
 /// f5c's `event_table`: 32 bytes, passed by value. f5c's `align()` reads
 /// `n` and `event` only.
@@ -286,6 +290,30 @@ pub unsafe extern "C" fn seqshim_abea_batch_opt_init(opt: *mut AbeaBatchOpt) {
     })
 }
 
+/// The batch options `opt` asks for, or `None` when a threshold is not a
+/// positive number, `avg_epk` is beyond what the GPU sizing takes,
+/// `mem_frac` is outside (0, 1] or a flag is unknown.
+fn batch_options(opt: &AbeaBatchOpt) -> Option<BatchOptions> {
+    let thresholds = [opt.max_lf, opt.max_epk, opt.skip_epk, opt.avg_epk];
+    if thresholds.iter().any(|t| !(t.is_finite() && *t > 0.0))
+        || f64::from(opt.avg_epk) > abea::MAX_AVG_EPK
+        || !(opt.mem_frac > 0.0 && opt.mem_frac <= 1.0)
+        || opt.flags & !SEQSHIM_ABEA_FORCE_CPU != 0
+    {
+        return None;
+    }
+    Some(BatchOptions {
+        max_lf: opt.max_lf,
+        max_epk: opt.max_epk,
+        skip_epk: opt.skip_epk,
+        force_cpu: opt.flags & SEQSHIM_ABEA_FORCE_CPU != 0,
+        sizing: abea::Sizing {
+            mem_frac: f64::from(opt.mem_frac),
+            avg_epk: f64::from(opt.avg_epk),
+        },
+    })
+}
+
 /// Aligns a batch of reads the way f5c's GPU build does (see
 /// `include/seqshim/f5c.h`): returns `SEQSHIM_OK` with `out_n_pairs[i]` set
 /// for every read, or a negative ``seqshim_status`` with nothing written.
@@ -332,14 +360,9 @@ pub unsafe extern "C" fn seqshim_abea_align_batch(
         {
             return SEQSHIM_E_NULL;
         }
-        let thresholds = [opt.max_lf, opt.max_epk, opt.skip_epk, opt.avg_epk];
-        if thresholds.iter().any(|t| !(t.is_finite() && *t > 0.0))
-            || f64::from(opt.avg_epk) > abea::MAX_AVG_EPK
-            || !(opt.mem_frac > 0.0 && opt.mem_frac <= 1.0)
-            || opt.flags & !SEQSHIM_ABEA_FORCE_CPU != 0
-        {
+        let Some(options) = batch_options(opt) else {
             return SEQSHIM_E_ARG;
-        }
+        };
         // SAFETY: every array holds `n_reads` elements and the model table
         // 4^k entries, per the contract; none is null (checked above).
         let (Some(seqs), Some(lens), Some(tables), Some(scales), Some(outs), Some(models)) = (unsafe {
@@ -390,16 +413,6 @@ pub unsafe extern "C" fn seqshim_abea_align_batch(
                 scaling: scales[i],
             });
         }
-        let options = BatchOptions {
-            max_lf: opt.max_lf,
-            max_epk: opt.max_epk,
-            skip_epk: opt.skip_epk,
-            force_cpu: opt.flags & SEQSHIM_ABEA_FORCE_CPU != 0,
-            sizing: abea::Sizing {
-                mem_frac: f64::from(opt.mem_frac),
-                avg_epk: f64::from(opt.avg_epk),
-            },
-        };
         let models: Arc<[Model]> = abea::shared_models(models);
         let results = abea::align_batch(models, opt.kmer_size, reads, &options);
 
@@ -433,6 +446,201 @@ pub unsafe extern "C" fn seqshim_abea_align_batch(
         }
         SEQSHIM_OK
     })
+}
+
+/// An opaque ABEA batch (`seqshim_abea_batch_create`).
+#[allow(non_camel_case_types)]
+pub struct seqshim_abea_batch_t(abea::batch::Batch);
+
+impl BatchState for seqshim_abea_batch_t {
+    fn len(&self) -> usize {
+        self.0.len()
+    }
+    fn reset(&mut self) {
+        self.0.reset();
+    }
+}
+
+/// Creates a batch of reads aligned with `opt`'s model table (copied) and
+/// options; `expected_reads` reserves room (a hint, capped). Returns
+/// `SEQSHIM_OK` with the batch in `*out`, or `SEQSHIM_E_NULL` /
+/// `SEQSHIM_E_ARG` for the cases `seqshim_abea_align_batch` refuses.
+///
+/// # Safety
+/// `opt` null or valid for one read with `opt.models` holding 4^`kmer_size`
+/// `model_t`s; `out` null or writable.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn seqshim_abea_batch_create(
+    opt: *const AbeaBatchOpt,
+    expected_reads: usize,
+    out: *mut *mut seqshim_abea_batch_t,
+) -> seqshim_status {
+    ffi_guard!({
+        // SAFETY: null or valid per the contract.
+        let Some(opt) = (unsafe { opt.as_ref() }) else {
+            return SEQSHIM_E_NULL;
+        };
+        if out.is_null() || opt.models.is_null() {
+            return SEQSHIM_E_NULL;
+        }
+        let (Some(n_models), Some(options)) = (model_count(opt.kmer_size), batch_options(opt))
+        else {
+            return SEQSHIM_E_ARG;
+        };
+        // SAFETY: 4^k models per the contract; non-null (checked above).
+        let Some(models) = (unsafe { slice(opt.models, n_models) }) else {
+            return SEQSHIM_E_ARG;
+        };
+        let mut batch =
+            abea::batch::Batch::new(abea::shared_models(models), opt.kmer_size, options);
+        // A hint only: capped so a wild value cannot become an allocation
+        // the process does not survive.
+        batch.try_reserve(expected_reads.min(1 << 20));
+        // SAFETY: `out` is non-null and writable per the contract.
+        unsafe { handle::create(seqshim_abea_batch_t(batch), out) }
+    })
+}
+
+/// Copies one read (its bases and its events' means) into the batch and
+/// writes its index to `out_index` (optional). Returns `SEQSHIM_OK`,
+/// `SEQSHIM_E_NULL` (batch, or a sequence / events with a non-zero length),
+/// `SEQSHIM_E_ARG` (a negative length, misaligned events).
+///
+/// # Safety
+/// `b` null or a live batch used by this thread alone; `sequence` valid for
+/// `sequence_len` bytes, `events` for `n_events` events; `out_index` null
+/// or writable.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn seqshim_abea_batch_add(
+    b: *mut seqshim_abea_batch_t,
+    sequence: *const c_char,
+    sequence_len: i32,
+    events: *const Event,
+    n_events: usize,
+    scaling: Scalings,
+    out_index: *mut usize,
+) -> seqshim_status {
+    ffi_guard!({
+        // SAFETY: null or a live batch per the contract.
+        let b = match unsafe { handle::state_mut(b) } {
+            Ok(b) => b,
+            Err(status) => return status,
+        };
+        let Ok(len) = usize::try_from(sequence_len) else {
+            return SEQSHIM_E_ARG;
+        };
+        if (sequence.is_null() && len > 0) || (events.is_null() && n_events > 0) {
+            return SEQSHIM_E_NULL;
+        }
+        // SAFETY: valid for these lengths per the contract.
+        let (Some(seq), Some(evs)) =
+            (unsafe { (slice(sequence.cast::<u8>(), len), slice(events, n_events)) })
+        else {
+            return SEQSHIM_E_ARG;
+        };
+        let index = b.0.add(BatchRead {
+            sequence: seq.to_vec(),
+            means: evs.iter().map(|e| e.mean).collect(),
+            scaling,
+        });
+        // SAFETY: null or writable per the contract.
+        if let Some(slot) = unsafe { out_index.as_mut() } {
+            *slot = index;
+        }
+        SEQSHIM_OK
+    })
+}
+
+/// Aligns every read added since the last run: GPU and CPU pool at once,
+/// by f5c's rules. Returns `SEQSHIM_OK` or `SEQSHIM_E_NULL`; reads the GPU
+/// failed in strict mode report `SEQSHIM_E_DEVICE` from
+/// `seqshim_abea_batch_result`.
+///
+/// # Safety
+/// `b` null or a live batch used by this thread alone.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn seqshim_abea_batch_run(b: *mut seqshim_abea_batch_t) -> seqshim_status {
+    ffi_guard!({
+        // SAFETY: null or a live batch per the contract.
+        match unsafe { handle::state_mut(b) } {
+            Ok(b) => {
+                b.0.run();
+                SEQSHIM_OK
+            }
+            Err(status) => status,
+        }
+    })
+}
+
+/// Read `index`'s aligned pairs: `*pairs` points into the batch (valid until
+/// the next reset or destroy) and `*n_pairs` counts them (0 for a read f5c
+/// skips). Returns `SEQSHIM_OK`, `SEQSHIM_E_NULL`, `SEQSHIM_E_INDEX`,
+/// `SEQSHIM_E_STATE` (not run yet) or `SEQSHIM_E_DEVICE` (strict mode).
+///
+/// # Safety
+/// `b` null or a live batch; `pairs` and `n_pairs` null or writable.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn seqshim_abea_batch_result(
+    b: *const seqshim_abea_batch_t,
+    index: usize,
+    pairs: *mut *const AlignedPair,
+    n_pairs: *mut usize,
+) -> seqshim_status {
+    ffi_guard!({
+        // SAFETY: null or a live batch per the contract.
+        let b = match unsafe { handle::state(b) } {
+            Ok(b) => b,
+            Err(status) => return status,
+        };
+        if pairs.is_null() || n_pairs.is_null() {
+            return SEQSHIM_E_NULL;
+        }
+        let found = match b.0.slot(index) {
+            None => return SEQSHIM_E_INDEX,
+            Some(abea::batch::ReadSlot::Pending) => return SEQSHIM_E_STATE,
+            Some(abea::batch::ReadSlot::Failed(_)) => return SEQSHIM_E_DEVICE,
+            Some(abea::batch::ReadSlot::Done(found)) => found,
+        };
+        // SAFETY: both non-null and writable per the contract.
+        unsafe {
+            *pairs = found.as_ptr();
+            *n_pairs = found.len();
+        }
+        SEQSHIM_OK
+    })
+}
+
+/// Reads in the batch (0 for null).
+///
+/// # Safety
+/// `b` null or a live batch.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn seqshim_abea_batch_size(b: *const seqshim_abea_batch_t) -> usize {
+    // SAFETY: null or a live batch per the contract.
+    ffi_guard!({ unsafe { handle::len(b) } })
+}
+
+/// Forgets every read and result; the models and options stay. Returns
+/// `SEQSHIM_OK` or `SEQSHIM_E_NULL`.
+///
+/// # Safety
+/// `b` null or a live batch used by this thread alone; pointers from
+/// `seqshim_abea_batch_result` are invalid afterwards.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn seqshim_abea_batch_reset(b: *mut seqshim_abea_batch_t) -> seqshim_status {
+    // SAFETY: null or a live batch per the contract.
+    ffi_guard!({ unsafe { handle::reset(b) } })
+}
+
+/// Frees a batch. Null is ignored, and so is a second destroy (with a
+/// warning).
+///
+/// # Safety
+/// `b` null or a batch from `seqshim_abea_batch_create`, not used afterwards.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn seqshim_abea_batch_destroy(b: *mut seqshim_abea_batch_t) {
+    // SAFETY: null or a batch from create per the contract.
+    ffi_guard!({ unsafe { handle::destroy(b) } })
 }
 
 #[cfg(test)]

@@ -11,7 +11,7 @@ use crate::ffi_guard;
 
 const VERSION: &[u8] = concat!(env!("CARGO_PKG_VERSION"), "\0").as_bytes();
 
-/// The library version as a static NUL-terminated string, e.g. `"0.1.0"`.
+/// The library version as a static NUL-terminated string, e.g. `"0.2.0"`.
 ///
 /// # Safety
 /// Always safe to call. The returned pointer is valid for the life of the

@@ -47,25 +47,25 @@ pub enum seqshim_status {
 
 pub use seqshim_status::*;
 
-impl seqshim_status {
-    /// Every status, for `seqshim_strerror` and its test.
-    pub const ALL: [seqshim_status; 14] = [
-        SEQSHIM_OK,
-        SEQSHIM_E_NULL,
-        SEQSHIM_E_ARG,
-        SEQSHIM_E_OPTION,
-        SEQSHIM_E_LIMIT,
-        SEQSHIM_E_STATE,
-        SEQSHIM_E_INDEX,
-        SEQSHIM_E_BUFFER,
-        SEQSHIM_E_DEVICE,
-        SEQSHIM_E_REFUSED,
-        SEQSHIM_E_EMPTY,
-        SEQSHIM_E_INTERNAL,
-        SEQSHIM_E_PANIC,
-        SEQSHIM_E_MISMATCH,
-    ];
+/// Every status, for `seqshim_strerror` and its test.
+const ALL: [seqshim_status; 14] = [
+    SEQSHIM_OK,
+    SEQSHIM_E_NULL,
+    SEQSHIM_E_ARG,
+    SEQSHIM_E_OPTION,
+    SEQSHIM_E_LIMIT,
+    SEQSHIM_E_STATE,
+    SEQSHIM_E_INDEX,
+    SEQSHIM_E_BUFFER,
+    SEQSHIM_E_DEVICE,
+    SEQSHIM_E_REFUSED,
+    SEQSHIM_E_EMPTY,
+    SEQSHIM_E_INTERNAL,
+    SEQSHIM_E_PANIC,
+    SEQSHIM_E_MISMATCH,
+];
 
+impl seqshim_status {
     /// A static NUL-terminated description.
     pub fn text(self) -> &'static [u8] {
         match self {
@@ -90,7 +90,7 @@ impl seqshim_status {
 
     /// The status with this code, if there is one.
     pub fn from_code(code: c_int) -> Option<seqshim_status> {
-        Self::ALL.into_iter().find(|s| *s as c_int == code)
+        ALL.into_iter().find(|s| *s as c_int == code)
     }
 }
 
@@ -149,13 +149,13 @@ mod tests {
 
     #[test]
     fn every_status_is_distinct_negative_and_described() {
-        let mut codes: Vec<c_int> = seqshim_status::ALL.iter().map(|s| *s as c_int).collect();
+        let mut codes: Vec<c_int> = ALL.iter().map(|s| *s as c_int).collect();
         assert_eq!(codes[0], 0);
         assert!(codes[1..].iter().all(|&c| c < 0));
         codes.sort_unstable();
         codes.dedup();
-        assert_eq!(codes.len(), seqshim_status::ALL.len());
-        for status in seqshim_status::ALL {
+        assert_eq!(codes.len(), ALL.len());
+        for status in ALL {
             assert_eq!(seqshim_status::from_code(status as c_int), Some(status));
             assert!(status.text().ends_with(b"\0"));
         }

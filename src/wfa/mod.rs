@@ -5,6 +5,7 @@
 
 pub mod batch;
 pub mod checks;
+pub mod cigar_ops;
 mod cpu;
 pub mod gpu;
 mod heuristic;

@@ -152,21 +152,9 @@ pub fn thread_cpu_seconds() -> Option<f64> {
 }
 
 /// xorshift64*: deterministic and dependency-free.
-pub struct Rng(pub u64);
-impl Rng {
-    pub fn next(&mut self) -> u64 {
-        self.0 ^= self.0 >> 12;
-        self.0 ^= self.0 << 25;
-        self.0 ^= self.0 >> 27;
-        self.0.wrapping_mul(0x2545_f491_4f6c_dd1d)
-    }
-    pub fn unit(&mut self) -> f32 {
-        (self.next() >> 40) as f32 / (1u64 << 24) as f32
-    }
-    pub fn below(&mut self, n: u64) -> u64 {
-        self.next() % n
-    }
-}
+#[path = "../gpu_support/rng.rs"]
+mod rng;
+pub use rng::Rng;
 
 pub fn synthetic_model(k: u32, rng: &mut Rng) -> Vec<Model> {
     (0..1usize << (2 * k))

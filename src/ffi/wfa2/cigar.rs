@@ -9,7 +9,10 @@ use super::mm_allocator::{allocate, free};
 use super::types::{
     affine_penalties_t, affine2p_penalties_t, cigar_t, linear_penalties_t, mm_allocator_t,
 };
+use crate::ffi::guard;
 use crate::ffi_guard;
+use crate::wfa::cigar_ops::{self, AlignmentProblem, UnknownOp};
+use crate::wfa::{Affine2pPenalties, AffinePenalties, LinearPenalties};
 
 /// The valid operations of a CIGAR, `[begin_offset, end_offset)`.
 ///
@@ -182,13 +185,8 @@ pub unsafe extern "C" fn cigar_free(cigar: *mut cigar_t) {
 /// `cigar` must point to a valid `cigar_t`.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn cigar_get_matches(cigar: *mut cigar_t) -> c_int {
-    ffi_guard!(0, {
-        // SAFETY: valid cigar per the contract.
-        unsafe { ops(cigar) }
-            .iter()
-            .filter(|&&op| op == b'M')
-            .count() as c_int
-    })
+    // SAFETY: valid cigar per the contract.
+    ffi_guard!(0, { cigar_ops::matches(unsafe { ops(cigar) }) as c_int })
 }
 
 /// Turns `M` operations whose bases differ into `X`, then pads the CIGAR with
@@ -276,17 +274,9 @@ pub unsafe extern "C" fn cigar_add_mismatches(
 /// `cigar` must point to a valid `cigar_t`.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn cigar_score_edit(cigar: *mut cigar_t) -> c_int {
+    // SAFETY: valid cigar per the contract.
     ffi_guard!(i32::MIN, {
-        let mut score = 0;
-        // SAFETY: valid cigar per the contract.
-        for &op in unsafe { ops(cigar) } {
-            match op {
-                b'M' => {}
-                b'X' | b'I' | b'D' => score += 1,
-                _ => return i32::MIN,
-            }
-        }
-        score
+        cigar_ops::score_edit(unsafe { ops(cigar) }).unwrap_or(i32::MIN)
     })
 }
 
@@ -302,17 +292,13 @@ pub unsafe extern "C" fn cigar_score_gap_linear(
     ffi_guard!(i32::MIN, {
         // SAFETY: valid per the contract.
         let pen = unsafe { &*penalties };
-        let mut score = 0i32;
+        let pen = LinearPenalties {
+            match_score: pen.match_,
+            mismatch: pen.mismatch,
+            indel: pen.indel,
+        };
         // SAFETY: valid cigar per the contract.
-        for &op in unsafe { ops(cigar) } {
-            score = score.wrapping_sub(match op {
-                b'M' => pen.match_,
-                b'X' => pen.mismatch,
-                b'I' | b'D' => pen.indel,
-                _ => return i32::MIN,
-            });
-        }
-        score
+        cigar_ops::score_gap_linear(unsafe { ops(cigar) }, &pen).unwrap_or(i32::MIN)
     })
 }
 
@@ -331,37 +317,18 @@ pub unsafe extern "C" fn cigar_score_gap_affine(
     ffi_guard!(i32::MIN, {
         // SAFETY: valid per the contract.
         let pen = unsafe { &*penalties };
-        let mut score = 0i32;
-        let mut last = 0u8;
+        let pen = AffinePenalties {
+            match_score: pen.match_,
+            mismatch: pen.mismatch,
+            gap_opening: pen.gap_opening,
+            gap_extension: pen.gap_extension,
+        };
         // SAFETY: valid cigar per the contract.
-        for &op in unsafe { ops(cigar) } {
-            let cost = match op {
-                b'M' => pen.match_,
-                b'X' => pen.mismatch,
-                b'I' | b'D' => pen.gap_extension + if last == op { 0 } else { pen.gap_opening },
-                _ => {
-                    io::eprint(UNKNOWN_OP);
-                    return i32::MIN;
-                }
-            };
-            score = score.wrapping_sub(cost);
-            last = op;
-        }
-        score
+        cigar_ops::score_gap_affine(unsafe { ops(cigar) }, &pen).unwrap_or_else(|_| {
+            io::eprint(UNKNOWN_OP);
+            i32::MIN
+        })
     })
-}
-
-fn affine2p_run_cost(op: u8, len: i32, pen: &affine2p_penalties_t) -> Option<i32> {
-    match op {
-        b'M' => Some(pen.match_.wrapping_mul(len)),
-        b'X' => Some(pen.mismatch.wrapping_mul(len)),
-        b'I' | b'D' => {
-            let one = pen.gap_opening1 + pen.gap_extension1.wrapping_mul(len);
-            let two = pen.gap_opening2 + pen.gap_extension2.wrapping_mul(len);
-            Some(one.min(two))
-        }
-        _ => None,
-    }
 }
 
 /// Gap-affine-2p score over runs of equal operations. An unknown operation,
@@ -378,24 +345,19 @@ pub unsafe extern "C" fn cigar_score_gap_affine2p(
     ffi_guard!(i32::MIN, {
         // SAFETY: valid per the contract.
         let pen = unsafe { &*penalties };
+        let pen = Affine2pPenalties {
+            match_score: pen.match_,
+            mismatch: pen.mismatch,
+            gap_opening1: pen.gap_opening1,
+            gap_extension1: pen.gap_extension1,
+            gap_opening2: pen.gap_opening2,
+            gap_extension2: pen.gap_extension2,
+        };
         // SAFETY: valid cigar per the contract.
-        let ops = unsafe { ops(cigar) };
-        let mut score = 0i32;
-        let mut runs = ops.chunk_by(|a, b| a == b).peekable();
-        if runs.peek().is_none() {
+        cigar_ops::score_gap_affine2p(unsafe { ops(cigar) }, &pen).unwrap_or_else(|_| {
             io::eprint(UNKNOWN_OP);
-            return i32::MIN;
-        }
-        for run in runs {
-            match affine2p_run_cost(run[0], run.len() as i32, pen) {
-                Some(cost) => score = score.wrapping_sub(cost),
-                None => {
-                    io::eprint(UNKNOWN_OP);
-                    return i32::MIN;
-                }
-            }
-        }
-        score
+            i32::MIN
+        })
     })
 }
 
@@ -405,17 +367,9 @@ pub unsafe extern "C" fn cigar_score_gap_affine2p(
 /// Both must point to valid `cigar_t`s.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn cigar_cmp(cigar_a: *mut cigar_t, cigar_b: *mut cigar_t) -> c_int {
+    // SAFETY: valid per the contract.
     ffi_guard!(0, {
-        // SAFETY: valid per the contract.
-        let (a, b) = unsafe { (ops(cigar_a), ops(cigar_b)) };
-        if a.len() != b.len() {
-            return a.len() as c_int - b.len() as c_int;
-        }
-        a.iter()
-            .zip(b)
-            .find(|(x, y)| x != y)
-            // Upstream subtracts plain `char`s, which are signed on x86-64.
-            .map_or(0, |(&x, &y)| x as i8 as c_int - y as i8 as c_int)
+        cigar_ops::compare(unsafe { ops(cigar_a) }, unsafe { ops(cigar_b) })
     })
 }
 
@@ -542,86 +496,66 @@ pub unsafe extern "C" fn cigar_check_alignment(
     verbose: bool,
 ) -> bool {
     ffi_guard!(false, {
-        let out = Stream(stream);
-        let (mut p, mut t) = (0i32, 0i32);
         // SAFETY: valid cigar per the contract.
-        for &op in unsafe { ops(cigar) } {
-            match op {
-                b'M' | b'X' => {
-                    // SAFETY: readable as far as the CIGAR walks, per the contract.
-                    let (pc, tc) = unsafe { (*pattern.add(p as usize), *text.add(t as usize)) };
-                    let bad = if op == b'M' { pc != tc } else { pc == tc };
-                    if bad {
-                        if verbose {
-                            let what = if op == b'M' {
-                                "not matching"
-                            } else {
-                                "not mismatching"
-                            };
-                            let rel = if op == b'M' { "!=" } else { "==" };
-                            let mut line = format!("[AlignCheck] Alignment {what} (pattern[{p}]=")
-                                .into_bytes();
-                            line.push(pc as u8);
-                            line.extend_from_slice(format!(" {rel} text[{t}]=").as_bytes());
-                            line.push(tc as u8);
-                            line.extend_from_slice(b")\n");
-                            out.write(&line);
-                        }
-                        return false;
-                    }
-                    p += 1;
-                    t += 1;
-                }
-                b'I' => t += 1,
-                b'D' => p += 1,
-                _ => {
-                    let mut line = b"[AlignCheck] Unknown edit operation '".to_vec();
-                    line.push(op);
-                    line.extend_from_slice(b"'\n");
-                    io::eprint(&line);
-                    return false;
-                }
-            }
-        }
-        if p != pattern_length {
-            if verbose {
-                out.write(
-                    format!(
-                        "[AlignCheck] Alignment incorrect length \
-                         (pattern-aligned={p},pattern-length={pattern_length})\n"
-                    )
-                    .as_bytes(),
-                );
-            }
+        let ops = unsafe { ops(cigar) };
+        let (p_len, t_len) = cigar_ops::extents(ops);
+        // SAFETY: readable as far as the CIGAR walks them, per the contract
+        // (a CIGAR that walks nowhere reads nothing, null or not).
+        let (Some(pattern), Some(text)) =
+            (unsafe { guard::bytes(pattern.cast(), p_len) }, unsafe {
+                guard::bytes(text.cast(), t_len)
+            })
+        else {
             return false;
-        }
-        if t != text_length {
-            if verbose {
-                out.write(
-                    format!(
-                        "[AlignCheck] Alignment incorrect length \
-                         (text-aligned={t},text-length={text_length})\n"
-                    )
-                    .as_bytes(),
-                );
+        };
+        let problem =
+            match cigar_ops::check_alignment(ops, pattern, pattern_length, text, text_length) {
+                Ok(()) => return true,
+                Err(problem) => problem,
+            };
+        let line = match problem {
+            AlignmentProblem::Unknown(UnknownOp(op)) => {
+                // Printed whatever `verbose` says (2.3.3 exits here).
+                let mut line = b"[AlignCheck] Unknown edit operation '".to_vec();
+                line.push(op);
+                line.extend_from_slice(b"'\n");
+                io::eprint(&line);
+                return false;
             }
-            return false;
-        }
-        true
+            _ if !verbose => return false,
+            AlignmentProblem::Wrong {
+                matching,
+                p,
+                t,
+                pattern_base,
+                text_base,
+            } => {
+                let (what, rel) = if matching {
+                    ("not matching", "!=")
+                } else {
+                    ("not mismatching", "==")
+                };
+                let mut line = format!("[AlignCheck] Alignment {what} (pattern[{p}]=").into_bytes();
+                line.push(pattern_base);
+                line.extend_from_slice(format!(" {rel} text[{t}]=").as_bytes());
+                line.push(text_base);
+                line.extend_from_slice(b")\n");
+                line
+            }
+            AlignmentProblem::PatternLength { aligned, length } => format!(
+                "[AlignCheck] Alignment incorrect length \
+                 (pattern-aligned={aligned},pattern-length={length})\n"
+            )
+            .into_bytes(),
+            AlignmentProblem::TextLength { aligned, length } => format!(
+                "[AlignCheck] Alignment incorrect length \
+                 (text-aligned={aligned},text-length={length})\n"
+            )
+            .into_bytes(),
+        };
+        Stream(stream).write(&line);
+        false
     })
-}
-
-/// Run-length text of the CIGAR ("3M1X4M1D..."), without `M` runs unless
-/// `print_matches`.
-pub(crate) fn rle(ops: &[u8], print_matches: bool) -> Vec<u8> {
-    let mut out = Vec::new();
-    for run in ops.chunk_by(|a, b| a == b) {
-        if print_matches || run[0] != b'M' {
-            out.extend_from_slice(run.len().to_string().as_bytes());
-            out.push(run[0]);
-        }
-    }
-    out
 }
 
 /// Prints the run-length CIGAR to `stream`.
@@ -636,7 +570,10 @@ pub unsafe extern "C" fn cigar_print(
 ) {
     ffi_guard!((), {
         // SAFETY: valid per the contract.
-        Stream(stream).write(&rle(unsafe { ops(cigar) }, print_matches));
+        Stream(stream).write(&cigar_ops::run_length_text(
+            unsafe { ops(cigar) },
+            print_matches,
+        ));
     })
 }
 
@@ -652,7 +589,7 @@ pub unsafe extern "C" fn cigar_sprint(
 ) -> c_int {
     ffi_guard!(0, {
         // SAFETY: valid per the contract.
-        let text = rle(unsafe { ops(cigar) }, print_matches);
+        let text = cigar_ops::run_length_text(unsafe { ops(cigar) }, print_matches);
         // SAFETY: the buffer has room per the contract.
         unsafe {
             std::ptr::copy_nonoverlapping(text.as_ptr(), buffer as *mut u8, text.len());
@@ -740,10 +677,10 @@ pub unsafe extern "C" fn cigar_print_pretty(
         let cstr = |v: &[u8]| -> Vec<u8> { v.iter().copied().take_while(|&b| b != 0).collect() };
         let err = Stream(io::stderr_stream());
         out.write(b"      ALIGNMENT\t");
-        err.write(&rle(ops, true));
+        err.write(&cigar_ops::run_length_text(ops, true));
         out.write(b"\n");
         out.write(b"      ALIGNMENT.COMPACT\t");
-        err.write(&rle(ops, false));
+        err.write(&cigar_ops::run_length_text(ops, false));
         out.write(b"\n");
         for (label, row) in [
             (&b"      PATTERN    "[..], &pat),
