@@ -377,12 +377,12 @@ static int fixture(const cases_t* c, int threads) {
     int lifecycle = seqshim_abea_batch_create(&opt, (size_t)c->n, &batch);
     const AlignedPair* got = NULL;
     size_t n_got = 0;
-    int before_run = batch ? seqshim_abea_batch_result(batch, 0, &got, &n_got) : -100;
     for (int r = 0; r < c->n && lifecycle == SEQSHIM_OK; ++r) {
         size_t index = 99;
         lifecycle = seqshim_abea_batch_add(batch, seqs[r], lens[r], ets[r].event, ets[r].n, scs[r], &index);
         if (index != (size_t)r) lifecycle = -99;
     }
+    int before_run = seqshim_abea_batch_result(batch, 0, &got, &n_got);
     if (lifecycle == SEQSHIM_OK) lifecycle = seqshim_abea_batch_run(batch);
     int same = 0;
     for (int r = 0; r < c->n && lifecycle == SEQSHIM_OK; ++r)

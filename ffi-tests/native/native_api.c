@@ -17,7 +17,12 @@
 typedef const char *(*version_fn)(void);
 typedef const char *(*strerror_fn)(int);
 typedef int (*backend_info_fn)(char *, size_t);
+#if defined(LOAD_LINKED)
 typedef seqshim_status (*selftest_fn)(void);
+#else
+/* Without the header: seqshim_status is a C enum, passed as an int. */
+typedef int (*selftest_fn)(void);
+#endif
 
 struct api {
     version_fn version;

@@ -165,10 +165,21 @@ mod tests {
         assert_eq!(results, vec![Ok(4), Ok(10)]);
     }
 
+    /// A second family, so that the first test alone starts `Twice`.
+    struct Again;
+    impl Family for Again {
+        const NAME: &'static str = "test again";
+        const KERNEL: &'static str = "";
+        type Job = Doubling;
+        fn runners(_: &Arc<Gpu>) -> Result<Vec<Box<dyn BatchRunner<Doubling>>>, DeviceError> {
+            Ok(Vec::new())
+        }
+    }
+
     #[test]
     fn a_family_without_devices_runs_calls_here() {
         let mut built = false;
-        let placed = place::<Twice>(|| {
+        let placed = place::<Again>(|| {
             built = true;
             Some(Doubling(1))
         });

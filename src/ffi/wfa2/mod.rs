@@ -5,6 +5,7 @@
 
 pub mod aligner;
 pub mod cigar;
+mod convert;
 mod io;
 pub mod mm_allocator;
 pub mod system;

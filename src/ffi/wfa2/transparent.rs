@@ -3,7 +3,7 @@
 //! [`AlignerAttributes`], and a device's result written into the aligner
 //! exactly as the CPU path writes it.
 
-use super::aligner::{State, heuristic_of, heuristic_to_c, mode_of, refuse, scope_of, write_cigar};
+use super::convert::{State, heuristic_of, heuristic_to_c, mode_of, refuse, scope_of, write_cigar};
 use super::types::*;
 use crate::wfa::job::{self, PairResult};
 use crate::wfa::transparent;
