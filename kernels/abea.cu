@@ -12,6 +12,8 @@
 // operation is an explicitly rounded intrinsic in the CPU's order and types
 // (f32 emission, f64 transition sums rounded once to f32), and the module is
 // compiled with --fmad=false as a second guard against contraction.
+//
+// nvrtc-options: --fmad=false --ftz=false --prec-div=true --prec-sqrt=true
 #include "common.cuh"
 
 #define ABEA_BW 100

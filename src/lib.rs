@@ -8,7 +8,6 @@
 pub mod abea;
 pub mod engine;
 pub mod ffi;
-pub mod kernels;
 pub mod poa;
 pub mod selftest;
 /// The pure-Rust wavefront algorithm; C sees it only through `ffi::wfa2`.

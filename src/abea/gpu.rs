@@ -18,19 +18,12 @@ use std::sync::{Arc, OnceLock};
 use super::cpu::{self, Penalties, Shape};
 use super::emission::KmerEmission;
 use super::{ALN_BANDWIDTH, AlignJob, AlignedPair};
-use crate::engine::device::{Arena, Arg, DeviceError, Gpu, Kernel, KernelSource};
+use crate::engine::device::{self, Arena, Arg, DeviceError, Gpu, Kernel};
 use crate::engine::scheduler::BatchRunner;
 
-pub const SOURCE: KernelSource = KernelSource {
-    name: "abea",
-    code: include_str!("../../kernels/abea.cu"),
-    options: &[
-        "--fmad=false",
-        "--ftz=false",
-        "--prec-div=true",
-        "--prec-sqrt=true",
-    ],
-};
+/// The kernel file, `kernels/abea.cu` (compiled with `--fmad=false` and
+/// IEEE division and square roots: see its `nvrtc-options` line).
+const KERNEL: &str = "abea";
 
 /// Bytes of `AbeaRead` in kernels/abea.cu.
 const DESC_BYTES: usize = 96;
@@ -197,8 +190,9 @@ impl AbeaRunner {
     /// Compiles (or loads from the cache) the kernels and reserves the two
     /// lanes.
     pub fn new(gpu: Arc<Gpu>) -> Result<Self, DeviceError> {
-        let fill = gpu.kernel(&SOURCE, "seqshim_abea_fill")?;
-        let backtrack = gpu.kernel(&SOURCE, "seqshim_abea_backtrack")?;
+        let source = device::kernel_source(KERNEL)?;
+        let fill = gpu.kernel(source, "seqshim_abea_fill")?;
+        let backtrack = gpu.kernel(source, "seqshim_abea_backtrack")?;
         let sizing = *SIZING.get_or_init(Sizing::default);
         let (free, _) = gpu.memory()?;
         let (mut device, mut host) = sizing.lane_bytes(free);
@@ -588,8 +582,16 @@ mod tests {
     fn descriptor_matches_the_kernel_struct() {
         // 7 offsets, 2 counts, 4 penalties: the CUDA struct has no padding.
         assert_eq!(DESC_BYTES, 7 * 8 + 2 * 4 + 4 * 8);
-        assert!(SOURCE.code.contains("struct AbeaRead"));
-        assert!(SOURCE.options.contains(&"--fmad=false"));
+        let source = device::kernel_source(KERNEL).expect("abea.cu is registered");
+        assert!(source.code.contains("struct AbeaRead"));
+        for option in [
+            "--fmad=false",
+            "--ftz=false",
+            "--prec-div=true",
+            "--prec-sqrt=true",
+        ] {
+            assert!(source.options.contains(&option), "abea.cu lacks {option}");
+        }
     }
 
     fn u64_at(buf: &[u8], at: usize) -> u64 {

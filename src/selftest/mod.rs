@@ -6,8 +6,6 @@
 mod cpu;
 mod gpu;
 
-pub use gpu::SOURCE as KERNEL;
-
 use once_cell::sync::Lazy;
 
 use crate::engine::scheduler::{self, BatchRunner, Scheduler};

@@ -12,17 +12,14 @@ use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 
 use super::plan::{self, PARAMS_BYTES, Params};
 use super::replay;
-use crate::engine::device::{Arena, Arg, DeviceError, Gpu, Kernel, KernelSource};
+use crate::engine::device::{self, Arena, Arg, DeviceError, Gpu, Kernel};
 use crate::engine::scheduler::BatchRunner;
 use crate::wfa::job::{PairResult, WfaJob, align_on_cpu};
 use crate::wfa::penalties::WfPenalties;
 use crate::wfa::{AlignStatus, AlignerAttributes, Operations};
 
-pub const SOURCE: KernelSource = KernelSource {
-    name: "wfa",
-    code: include_str!("../../../kernels/wfa.cu"),
-    options: &[],
-};
+/// The kernel file, `kernels/wfa.cu`.
+const KERNEL: &str = "wfa";
 
 /// Bytes of `WfaPair` in kernels/wfa.cu.
 const DESC_BYTES: usize = 40;
@@ -202,7 +199,7 @@ impl WfaRunner {
     /// A runner on stream `lane` with an arena of about `bytes`.
     pub fn new(gpu: Arc<Gpu>, lane: usize, bytes: usize) -> Result<Self, DeviceError> {
         let started = std::time::Instant::now();
-        let kernel = gpu.kernel(&SOURCE, "seqshim_wfa_align")?;
+        let kernel = gpu.kernel(device::kernel_source(KERNEL)?, "seqshim_wfa_align")?;
         let kernel_ready = started.elapsed();
         let mut arena = gpu.arena(lane);
         let mut bytes = bytes.min(MAX_ARENA);
