@@ -10,7 +10,8 @@
 //! The module is split by job: `probe` finds the driver, NVRTC and the GPUs;
 //! `context` opens a GPU and turns cudarc's failures into `DeviceError`s;
 //! `nvrtc` compiles kernels and keeps the on-disk cache; `arena` holds device
-//! memory, staging, fences and launches. This file is the public face.
+//! memory, staging, fences and launches; `repr` the `#[repr(C)]` argument
+//! blocks shared with kernels. This file is the public face.
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
@@ -25,12 +26,15 @@ mod arena;
 mod context;
 mod nvrtc;
 mod probe;
+mod repr;
 
 pub use arena::{Arena, Arg, Fence, Mark};
 pub use context::DeviceError;
 use context::{err, shielded};
 pub use nvrtc::{compile, compile_check, kernel_counters, nvrtc_version};
 pub use probe::nvrtc_present;
+pub(crate) use repr::device_struct;
+pub use repr::{DeviceRepr, DeviceScalar, read_struct, write_structs};
 
 /// A CUDA C kernel source embedded in the library: one per `kernels/*.cu`
 /// ([`kernel_sources`]).
