@@ -4,9 +4,15 @@
 //!
 //! Folders say what a module may touch: `engine` is the runtime every family
 //! shares and knows no family; `ffi` is the C boundary and holds no algorithm.
+//!
+//! Unsafe code lives only in `engine::device` (CUDA) and `ffi` (the C
+//! boundary); everywhere else it is refused at compile time.
+
+#![deny(unsafe_code)]
 
 pub mod abea;
 pub mod engine;
+#[allow(unsafe_code)]
 pub mod ffi;
 pub mod poa;
 pub mod selftest;

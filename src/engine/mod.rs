@@ -4,6 +4,7 @@
 
 pub mod config;
 pub mod cpu;
+#[allow(unsafe_code)]
 pub mod device;
 pub mod log;
 pub mod panic;
