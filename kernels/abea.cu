@@ -12,6 +12,8 @@
 // operation is an explicitly rounded intrinsic in the CPU's order and types
 // (f32 emission, f64 transition sums rounded once to f32), and the module is
 // compiled with --fmad=false as a second guard against contraction.
+//
+// nvrtc-options: --fmad=false --ftz=false --prec-div=true --prec-sqrt=true
 #include "common.cuh"
 
 #define ABEA_BW 100
@@ -20,7 +22,8 @@
 #define ABEA_FROM_U 1
 #define ABEA_FROM_L 2
 
-// Host twin: `Layout::pack` in src/abea/gpu.rs (96 bytes, little-endian).
+// Host twin: `AbeaRead` in src/abea/gpu.rs (96 bytes, little-endian), with
+// the same offsets asserted below.
 struct AbeaRead {
     u64 means;     // byte offset of float[n_events]
     u64 kmers;     // byte offset of float[3 * n_kmers]: gp_mean, gp_stdv, log_norm
@@ -36,6 +39,20 @@ struct AbeaRead {
     double lp_skip;
     double lp_trim;
 };
+static_assert(sizeof(AbeaRead) == 96, "AbeaRead size");
+static_assert(SEQSHIM_OFFSETOF(AbeaRead, means) == 0, "AbeaRead::means");
+static_assert(SEQSHIM_OFFSETOF(AbeaRead, kmers) == 8, "AbeaRead::kmers");
+static_assert(SEQSHIM_OFFSETOF(AbeaRead, trace) == 16, "AbeaRead::trace");
+static_assert(SEQSHIM_OFFSETOF(AbeaRead, ll_event) == 24, "AbeaRead::ll_event");
+static_assert(SEQSHIM_OFFSETOF(AbeaRead, last_col) == 32, "AbeaRead::last_col");
+static_assert(SEQSHIM_OFFSETOF(AbeaRead, pairs) == 40, "AbeaRead::pairs");
+static_assert(SEQSHIM_OFFSETOF(AbeaRead, status) == 48, "AbeaRead::status");
+static_assert(SEQSHIM_OFFSETOF(AbeaRead, n_events) == 56, "AbeaRead::n_events");
+static_assert(SEQSHIM_OFFSETOF(AbeaRead, n_kmers) == 60, "AbeaRead::n_kmers");
+static_assert(SEQSHIM_OFFSETOF(AbeaRead, lp_step) == 64, "AbeaRead::lp_step");
+static_assert(SEQSHIM_OFFSETOF(AbeaRead, lp_stay) == 72, "AbeaRead::lp_stay");
+static_assert(SEQSHIM_OFFSETOF(AbeaRead, lp_skip) == 80, "AbeaRead::lp_skip");
+static_assert(SEQSHIM_OFFSETOF(AbeaRead, lp_trim) == 88, "AbeaRead::lp_trim");
 
 __device__ __forceinline__ float abea_neg_inf() { return __int_as_float(0xff800000); }
 

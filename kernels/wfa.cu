@@ -54,8 +54,8 @@ struct WfaParams {
     i32 steps_between_cutoffs, full;
 };
 
-// Host twin: the descriptor `WfaRunner::launch` writes in src/wfa/gpu/runner.rs
-// (40 bytes).
+// Host twin: `WfaPair` in src/wfa/gpu/runner.rs (40 bytes, little-endian),
+// with the same offsets asserted below.
 struct WfaPair {
     u64 pattern;  // byte offset of u32 words, 16 bases each, plus one spare
     u64 text;
@@ -66,6 +66,14 @@ struct WfaPair {
     i32 max_score;  // give up at this score (upstream's wavefront table size)
     i32 path_cap;   // most path tags the pair may take in the path area
 };
+static_assert(sizeof(WfaPair) == 40, "WfaPair size");
+static_assert(SEQSHIM_OFFSETOF(WfaPair, pattern) == 0, "WfaPair::pattern");
+static_assert(SEQSHIM_OFFSETOF(WfaPair, text) == 8, "WfaPair::text");
+static_assert(SEQSHIM_OFFSETOF(WfaPair, result) == 16, "WfaPair::result");
+static_assert(SEQSHIM_OFFSETOF(WfaPair, plen) == 24, "WfaPair::plen");
+static_assert(SEQSHIM_OFFSETOF(WfaPair, tlen) == 28, "WfaPair::tlen");
+static_assert(SEQSHIM_OFFSETOF(WfaPair, max_score) == 32, "WfaPair::max_score");
+static_assert(SEQSHIM_OFFSETOF(WfaPair, path_cap) == 36, "WfaPair::path_cap");
 
 // Full alignment: the path tags of all pairs share one area, each pair
 // taking room for its longest possible walk from a bump counter, so that

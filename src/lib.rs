@@ -14,7 +14,6 @@ pub mod abea;
 pub mod engine;
 #[allow(unsafe_code)]
 pub mod ffi;
-pub mod kernels;
 pub mod poa;
 pub mod selftest;
 /// The pure-Rust wavefront algorithm; C sees it only through `ffi::wfa2`.

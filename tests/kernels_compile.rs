@@ -14,9 +14,34 @@ fn architectures() -> Vec<(i32, i32)> {
         .collect()
 }
 
+/// The options of a kernel file's `// nvrtc-options:` line, parsed as
+/// build.rs parses them: among the comment lines that open the file, at most
+/// one such line, every option starting with `-`.
+fn header_options(code: &str) -> Result<Vec<&str>, String> {
+    let mut found: Option<Vec<&str>> = None;
+    for line in code.lines().map(str::trim) {
+        if !line.starts_with("//") {
+            break;
+        }
+        if let Some(rest) = line.strip_prefix("// nvrtc-options:") {
+            if found.is_some() {
+                return Err("two nvrtc-options lines".into());
+            }
+            let options: Vec<&str> = rest.split_whitespace().collect();
+            if let Some(bad) = options.iter().find(|o| !o.starts_with('-')) {
+                return Err(format!("`{bad}` is not an option"));
+            }
+            found = Some(options);
+        }
+    }
+    Ok(found.unwrap_or_default())
+}
+
+/// The registry build.rs generates holds exactly the `kernels/*.cu` files,
+/// each with its file's text and the options of its header line.
 #[test]
-fn every_kernel_file_is_registered() {
-    let registered: Vec<&str> = seqshim::kernels::all().iter().map(|k| k.name).collect();
+fn the_registry_holds_exactly_the_kernel_files() {
+    let registered: Vec<&str> = device::kernel_sources().iter().map(|k| k.name).collect();
     let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("kernels");
     if !dir.is_dir() && std::env::var_os("SEQSHIM_DATA_DIR").is_some() {
         // A test binary carried to another machine (the device bundle) has
@@ -24,16 +49,25 @@ fn every_kernel_file_is_registered() {
         eprintln!("SKIPPED: no source tree at {}", dir.display());
         return;
     }
+    let mut files = Vec::new();
     for entry in std::fs::read_dir(dir).expect("kernels dir") {
         let path = entry.expect("entry").path();
         if path.extension().and_then(|e| e.to_str()) == Some("cu") {
             let stem = path.file_stem().and_then(|s| s.to_str()).unwrap_or("");
-            assert!(
-                registered.contains(&stem),
-                "kernels/{stem}.cu is not in src/kernels.rs"
-            );
+            files.push(stem.to_string());
+            let kernel = device::kernel_source(stem)
+                .unwrap_or_else(|e| panic!("kernels/{stem}.cu is not registered: {e}"));
+            let code = std::fs::read_to_string(&path).expect("kernel file");
+            assert_eq!(kernel.code, code, "kernels/{stem}.cu: stale registry text");
+            let options =
+                header_options(&code).unwrap_or_else(|e| panic!("kernels/{stem}.cu: {e}"));
+            assert_eq!(kernel.options, options, "kernels/{stem}.cu: options");
         }
     }
+    files.sort();
+    assert_eq!(registered, files, "registry vs kernels/*.cu");
+    assert!(device::kernel_source("common").is_err());
+    assert!(device::kernel_source("no such kernel").is_err());
 }
 
 #[test]
@@ -51,9 +85,9 @@ fn every_kernel_compiles_with_nvrtc() {
     if let Ok(expected) = std::env::var("SEQSHIM_EXPECT_NVRTC_MAJOR") {
         assert_eq!(major.to_string(), expected, "loaded the wrong NVRTC series");
     }
-    for kernel in seqshim::kernels::all() {
+    for kernel in device::kernel_sources() {
         for arch in architectures() {
-            match device::compile_check(&kernel, arch) {
+            match device::compile_check(kernel, arch) {
                 Ok(bytes) => eprintln!(
                     "NVRTC {major}.{minor}: {}.cu for sm_{}{}: {bytes} bytes of machine code",
                     kernel.name, arch.0, arch.1
@@ -76,7 +110,7 @@ fn exact_kernels_contain_no_fused_multiply_add() {
         eprintln!("SKIPPED: no NVRTC library on the loader path");
         return;
     }
-    for kernel in seqshim::kernels::all() {
+    for kernel in device::kernel_sources() {
         if !kernel.options.contains(&"--fmad=false") {
             continue;
         }

@@ -18,22 +18,43 @@ use std::sync::{Arc, OnceLock};
 use super::cpu::{self, Penalties, Shape};
 use super::emission::KmerEmission;
 use super::{ALN_BANDWIDTH, AlignJob, AlignedPair};
-use crate::engine::device::{Arena, Arg, DeviceError, Gpu, Kernel, KernelSource};
+use crate::engine::device::{self, Arena, Arg, DeviceError, DeviceRepr, Gpu, Kernel};
 use crate::engine::scheduler::BatchRunner;
 
-pub const SOURCE: KernelSource = KernelSource {
-    name: "abea",
-    code: include_str!("../../kernels/abea.cu"),
-    options: &[
-        "--fmad=false",
-        "--ftz=false",
-        "--prec-div=true",
-        "--prec-sqrt=true",
-    ],
-};
+/// The kernel file, `kernels/abea.cu` (compiled with `--fmad=false` and
+/// IEEE division and square roots: see its `nvrtc-options` line).
+const KERNEL: &str = <super::Abea as crate::engine::family::Family>::KERNEL;
 
-/// Bytes of `AbeaRead` in kernels/abea.cu.
-const DESC_BYTES: usize = 96;
+device::device_struct! {
+    /// One read's descriptor: host twin of `struct AbeaRead` in
+    /// kernels/abea.cu, whose `static_assert`s pin the same offsets. The
+    /// `u64`s are byte offsets into the launch image.
+    struct AbeaRead (96 bytes) {
+        /// `float[n_events]`.
+        means: u64 = 0,
+        /// `float[3 * n_kmers]`: gp_mean, gp_stdv, log_norm.
+        kmers: u64 = 8,
+        /// `u8[n_bands * ALN_BANDWIDTH]`.
+        trace: u64 = 16,
+        /// `int[n_bands]`.
+        ll_event: u64 = 24,
+        /// `float[n_events]`.
+        last_col: u64 = 32,
+        /// `int[2 * (n_events + n_kmers)]`, last pair first.
+        pairs: u64 = 40,
+        /// `int[2]`: pairs written, passed QC.
+        status: u64 = 48,
+        n_events: i32 = 56,
+        n_kmers: i32 = 60,
+        lp_step: f64 = 64,
+        lp_stay: f64 = 72,
+        lp_skip: f64 = 80,
+        lp_trim: f64 = 88,
+    }
+}
+
+/// Bytes of an `AbeaRead`.
+const DESC_BYTES: usize = AbeaRead::SIZE;
 /// Threads per block of the fill: the 100 band offsets in whole warps.
 const FILL_BLOCK: u32 = 128;
 /// Threads per block of the backtrack, one read each.
@@ -197,8 +218,9 @@ impl AbeaRunner {
     /// Compiles (or loads from the cache) the kernels and reserves the two
     /// lanes.
     pub fn new(gpu: Arc<Gpu>) -> Result<Self, DeviceError> {
-        let fill = gpu.kernel(&SOURCE, "seqshim_abea_fill")?;
-        let backtrack = gpu.kernel(&SOURCE, "seqshim_abea_backtrack")?;
+        let source = device::kernel_source(KERNEL)?;
+        let fill = gpu.kernel(source, "seqshim_abea_fill")?;
+        let backtrack = gpu.kernel(source, "seqshim_abea_backtrack")?;
         let sizing = *SIZING.get_or_init(Sizing::default);
         let (free, _) = gpu.memory()?;
         let (mut device, mut host) = sizing.lane_bytes(free);
@@ -448,24 +470,23 @@ impl Layout {
     /// Writes descriptors and inputs (little-endian, as the GPU reads them).
     fn pack(&self, staging: &mut [u8], jobs: &[AlignJob]) {
         for (i, p) in self.placed.iter().enumerate() {
-            let desc = &mut staging[i * DESC_BYTES..(i + 1) * DESC_BYTES];
-            let mut w = 0;
-            let mut put = |bytes: &[u8]| {
-                desc[w..w + bytes.len()].copy_from_slice(bytes);
-                w += bytes.len();
-            };
-            let offsets = [
-                p.means, p.kmers, p.trace, p.ll_event, p.last_col, p.pairs, p.status,
-            ];
-            for offset in offsets {
-                put(&(offset as u64).to_le_bytes());
-            }
-            put(&(p.n_events as i32).to_le_bytes());
-            put(&(p.shape.n_kmers as i32).to_le_bytes());
             let pen = &p.penalties;
-            for value in [pen.lp_step, pen.lp_stay, pen.lp_skip, pen.lp_trim] {
-                put(&value.to_le_bytes());
-            }
+            let desc = AbeaRead {
+                means: p.means as u64,
+                kmers: p.kmers as u64,
+                trace: p.trace as u64,
+                ll_event: p.ll_event as u64,
+                last_col: p.last_col as u64,
+                pairs: p.pairs as u64,
+                status: p.status as u64,
+                n_events: p.n_events as i32,
+                n_kmers: p.shape.n_kmers as i32,
+                lp_step: pen.lp_step,
+                lp_stay: pen.lp_stay,
+                lp_skip: pen.lp_skip,
+                lp_trim: pen.lp_trim,
+            };
+            desc.write_to(&mut staging[i * DESC_BYTES..(i + 1) * DESC_BYTES]);
             let means = &mut staging[p.means..p.means + 4 * p.n_events];
             for (dst, mean) in means.chunks_exact_mut(4).zip(&jobs[p.job].means) {
                 dst.copy_from_slice(&mean.to_le_bytes());
@@ -585,23 +606,27 @@ mod tests {
 
     #[test]
     fn descriptor_matches_the_kernel_struct() {
-        // 7 offsets, 2 counts, 4 penalties: the CUDA struct has no padding.
+        // 7 offsets, 2 counts, 4 penalties: the CUDA struct has no padding
+        // (its size and offsets are also asserted on both sides).
         assert_eq!(DESC_BYTES, 7 * 8 + 2 * 4 + 4 * 8);
-        assert!(SOURCE.code.contains("struct AbeaRead"));
-        assert!(SOURCE.options.contains(&"--fmad=false"));
+        let source = device::kernel_source(KERNEL).expect("abea.cu is registered");
+        assert!(source.code.contains("struct AbeaRead"));
+        assert!(source.code.contains("static_assert(sizeof(AbeaRead) == 96"));
+        for option in [
+            "--fmad=false",
+            "--ftz=false",
+            "--prec-div=true",
+            "--prec-sqrt=true",
+        ] {
+            assert!(source.options.contains(&option), "abea.cu lacks {option}");
+        }
     }
 
-    fn u64_at(buf: &[u8], at: usize) -> u64 {
-        u64::from_le_bytes(buf[at..at + 8].try_into().unwrap())
-    }
     fn i32_at(buf: &[u8], at: usize) -> i32 {
         i32::from_le_bytes(buf[at..at + 4].try_into().unwrap())
     }
     fn f32_at(buf: &[u8], at: usize) -> f32 {
         f32::from_le_bytes(buf[at..at + 4].try_into().unwrap())
-    }
-    fn f64_at(buf: &[u8], at: usize) -> f64 {
-        f64::from_le_bytes(buf[at..at + 8].try_into().unwrap())
     }
 
     /// `seqshim_abea_fill` in kernels/abea.cu transcribed statement by
@@ -614,18 +639,18 @@ mod tests {
         const W: usize = ALN_BANDWIDTH;
         let neg_inf = f32::NEG_INFINITY;
         for r in 0..n_reads {
-            let d = r * DESC_BYTES;
-            let means = u64_at(buf, d) as usize;
-            let kmers = u64_at(buf, d + 8) as usize;
-            let trace = u64_at(buf, d + 16) as usize;
-            let ll_event = u64_at(buf, d + 24) as usize;
-            let last_col = u64_at(buf, d + 32) as usize;
-            let n_ev = i32_at(buf, d + 56);
-            let n_km = i32_at(buf, d + 60);
-            let lp_step = f64_at(buf, d + 64);
-            let lp_stay = f64_at(buf, d + 72);
-            let lp_skip = f64_at(buf, d + 80);
-            let lp_trim = f64_at(buf, d + 88);
+            let rd: AbeaRead = device::read_struct(&buf[r * DESC_BYTES..]);
+            let means = rd.means as usize;
+            let kmers = rd.kmers as usize;
+            let trace = rd.trace as usize;
+            let ll_event = rd.ll_event as usize;
+            let last_col = rd.last_col as usize;
+            let n_ev = rd.n_events;
+            let n_km = rd.n_kmers;
+            let lp_step = rd.lp_step;
+            let lp_stay = rd.lp_stay;
+            let lp_skip = rd.lp_skip;
+            let lp_trim = rd.lp_trim;
             let n_bands = n_ev + 1 + n_km + 1;
             let mut band = [[neg_inf; W]; 3];
             for o in 0..W {
@@ -717,17 +742,17 @@ mod tests {
     /// `seqshim_abea_backtrack` transcribed the same way, one read at a time.
     fn emulate_backtrack(buf: &mut [u8], n_reads: usize) {
         for r in 0..n_reads {
-            let d = r * DESC_BYTES;
-            let means = u64_at(buf, d) as usize;
-            let kmers = u64_at(buf, d + 8) as usize;
-            let trace = u64_at(buf, d + 16) as usize;
-            let ll_event = u64_at(buf, d + 24) as usize;
-            let last_col = u64_at(buf, d + 32) as usize;
-            let pairs = u64_at(buf, d + 40) as usize;
-            let status = u64_at(buf, d + 48) as usize;
-            let n_ev = i64::from(i32_at(buf, d + 56));
-            let n_km = i64::from(i32_at(buf, d + 60));
-            let lp_trim = f64_at(buf, d + 88);
+            let rd: AbeaRead = device::read_struct(&buf[r * DESC_BYTES..]);
+            let means = rd.means as usize;
+            let kmers = rd.kmers as usize;
+            let trace = rd.trace as usize;
+            let ll_event = rd.ll_event as usize;
+            let last_col = rd.last_col as usize;
+            let pairs = rd.pairs as usize;
+            let status = rd.status as usize;
+            let n_ev = i64::from(rd.n_events);
+            let n_km = i64::from(rd.n_kmers);
+            let lp_trim = rd.lp_trim;
             let trace_len = (n_ev + 1 + n_km + 1) * ALN_BANDWIDTH as i64;
             let ll = |buf: &[u8], b: i64| i64::from(i32_at(buf, ll_event + 4 * b as usize));
 

@@ -23,7 +23,7 @@ use crate::engine::family::{self, Family, Placement};
 use crate::engine::scheduler::{self, BatchRunner, ScheduleError, Scheduler};
 
 pub use cpu::Aligner;
-pub use gpu::{AbeaRunner, SOURCE as KERNEL};
+pub use gpu::AbeaRunner;
 
 /// Cells per band (`ALN_BANDWIDTH`).
 pub const ALN_BANDWIDTH: usize = 100;

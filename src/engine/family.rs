@@ -29,7 +29,8 @@ pub trait Family: 'static {
     /// Names the family in logs, e.g. `WFA`.
     const NAME: &'static str;
     /// The stem of the family's kernel file in `kernels/` (`""` for a
-    /// family with no kernel yet).
+    /// family with no kernel yet, whose work runs on the CPU). Its runners
+    /// load it with `device::kernel_source(KERNEL)`.
     const KERNEL: &'static str;
     /// One unit of the family's work.
     type Job: Job;
@@ -87,7 +88,17 @@ fn slot<F: Family>() -> &'static OnceLock<Scheduler<F::Job>> {
 pub fn scheduler<F: Family>() -> &'static Scheduler<F::Job> {
     slot::<F>().get_or_init(|| {
         let mut runners = Vec::new();
-        for gpu in super::device::gpus() {
+        // A family without a kernel runs on the CPU only, and one whose
+        // kernel file is missing says so once.
+        let gpus = match (F::KERNEL, super::device::kernel_source(F::KERNEL)) {
+            ("", _) => &[][..],
+            (_, Ok(_)) => super::device::gpus(),
+            (_, Err(e)) => {
+                crate::log_warn!("{}: {e}; its work runs on the CPU", F::NAME);
+                &[][..]
+            }
+        };
+        for gpu in gpus {
             match F::runners(gpu) {
                 Ok(built) => runners.extend(built),
                 Err(e) => crate::log_warn!(

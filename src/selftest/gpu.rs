@@ -5,14 +5,11 @@
 use std::sync::Arc;
 
 use super::{ROUNDS, SelftestJob};
-use crate::engine::device::{Arena, Arg, DeviceError, Gpu, Kernel, KernelSource};
+use crate::engine::device::{self, Arena, Arg, DeviceError, Gpu, Kernel};
 use crate::engine::scheduler::BatchRunner;
 
-pub const SOURCE: KernelSource = KernelSource {
-    name: "selftest",
-    code: include_str!("../../kernels/selftest.cu"),
-    options: &[],
-};
+/// The kernel file, `kernels/selftest.cu`, as the family declares it.
+const KERNEL: &str = <super::Selftest as crate::engine::family::Family>::KERNEL;
 
 const THREADS_PER_BLOCK: u32 = 256;
 
@@ -24,7 +21,7 @@ pub struct SelftestRunner {
 
 impl SelftestRunner {
     pub fn new(gpu: Arc<Gpu>) -> Result<Self, DeviceError> {
-        let kernel = gpu.kernel(&SOURCE, "seqshim_selftest")?;
+        let kernel = gpu.kernel(device::kernel_source(KERNEL)?, "seqshim_selftest")?;
         let lanes = [gpu.arena(0), gpu.arena(1)];
         Ok(SelftestRunner { gpu, kernel, lanes })
     }

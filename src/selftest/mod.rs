@@ -6,8 +6,6 @@
 mod cpu;
 mod gpu;
 
-pub use gpu::SOURCE as KERNEL;
-
 use std::sync::Arc;
 
 use crate::engine::device::{DeviceError, Gpu};

@@ -6,9 +6,7 @@ use std::cell::UnsafeCell;
 use std::ffi::{c_char, c_int, c_void};
 
 use super::cigar;
-use super::convert::{
-    State, heuristic_of, heuristic_to_c, mode_of, refuse, scope_of, write_cigar,
-};
+use super::convert::{State, heuristic_of, heuristic_to_c, mode_of, refuse, scope_of, write_cigar};
 use super::io::{self, Stream};
 use super::mm_allocator::{self as mm, allocate};
 use super::types::*;

@@ -124,4 +124,3 @@ pub(super) fn refuse(w: &mut wavefront_aligner_t) -> c_int {
     unsafe { cigar::cigar_clear(w.cigar) };
     WF_STATUS_UNFEASIBLE
 }
-

@@ -65,7 +65,7 @@ pub mod plan;
 pub mod replay;
 mod runner;
 
-pub use runner::{COUNTERS, Counters, SOURCE as KERNEL, WfaRunner, counters};
+pub use runner::{COUNTERS, Counters, WfaRunner, counters};
 
 #[cfg(test)]
 mod tests;

@@ -12,20 +12,37 @@ use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 
 use super::plan::{self, PARAMS_BYTES, Params};
 use super::replay;
-use crate::engine::device::{Arena, Arg, DeviceError, Gpu, Kernel, KernelSource};
+use crate::engine::device::{self, Arena, Arg, DeviceError, DeviceRepr, Gpu, Kernel};
 use crate::engine::scheduler::BatchRunner;
 use crate::wfa::job::{PairResult, WfaJob, align_on_cpu};
 use crate::wfa::penalties::WfPenalties;
 use crate::wfa::{AlignStatus, AlignerAttributes, Operations};
 
-pub const SOURCE: KernelSource = KernelSource {
-    name: "wfa",
-    code: include_str!("../../../kernels/wfa.cu"),
-    options: &[],
-};
+/// The kernel file, `kernels/wfa.cu`, as the family declares it.
+const KERNEL: &str = <crate::wfa::job::Wfa as crate::engine::family::Family>::KERNEL;
 
-/// Bytes of `WfaPair` in kernels/wfa.cu.
-const DESC_BYTES: usize = 40;
+device::device_struct! {
+    /// One pair's descriptor: host twin of `struct WfaPair` in
+    /// kernels/wfa.cu, whose `static_assert`s pin the same offsets.
+    struct WfaPair (40 bytes) {
+        /// Byte offset of the packed pattern (`u32` words, 16 bases each,
+        /// plus one spare).
+        pattern: u64 = 0,
+        /// Byte offset of the packed text.
+        text: u64 = 8,
+        /// Byte offset of the result slot (`i32[8]`).
+        result: u64 = 16,
+        plen: i32 = 24,
+        tlen: i32 = 28,
+        /// Give up at this score.
+        max_score: i32 = 32,
+        /// Most path tags the pair may take in the path area.
+        path_cap: i32 = 36,
+    }
+}
+
+/// Bytes of a `WfaPair`.
+const DESC_BYTES: usize = WfaPair::SIZE;
 /// Bytes of a result slot (`i32[8]`; its path tags are in the path area).
 const RESULT_HEADER: usize = 32;
 /// Where the descriptors start (parameters and counters come first).
@@ -202,7 +219,7 @@ impl WfaRunner {
     /// A runner on stream `lane` with an arena of about `bytes`.
     pub fn new(gpu: Arc<Gpu>, lane: usize, bytes: usize) -> Result<Self, DeviceError> {
         let started = std::time::Instant::now();
-        let kernel = gpu.kernel(&SOURCE, "seqshim_wfa_align")?;
+        let kernel = gpu.kernel(device::kernel_source(KERNEL)?, "seqshim_wfa_align")?;
         let kernel_ready = started.elapsed();
         let mut arena = gpu.arena(lane);
         let mut bytes = bytes.min(MAX_ARENA);
@@ -599,22 +616,23 @@ impl WfaRunner {
                 .zip(descs.par_chunks_exact_mut(DESC_BYTES))
                 .zip(inputs.par_iter_mut())
                 .for_each(|((p, desc), input)| {
-                    desc[0..8].copy_from_slice(&(p.pattern as u64).to_le_bytes());
-                    desc[8..16].copy_from_slice(&(p.text as u64).to_le_bytes());
-                    desc[16..24].copy_from_slice(&(p.result as u64).to_le_bytes());
-                    desc[24..28].copy_from_slice(&(p.plen as i32).to_le_bytes());
-                    desc[28..32].copy_from_slice(&(p.tlen as i32).to_le_bytes());
-                    desc[32..36].copy_from_slice(&p.max_score.to_le_bytes());
-                    desc[36..40].copy_from_slice(&(p.path_cap as i32).to_le_bytes());
                     let j = &jobs[p.job];
                     let (pattern, text) = input.split_at_mut(p.text - p.pattern);
                     let pattern_ok = plan::pack_le(j.pairs.pattern(p.pair), pattern);
                     p.packable = plan::pack_le(j.pairs.text(p.pair), text) && pattern_ok;
-                    if !p.packable {
-                        // Its result is not read: the kernel gives it up
-                        // after score 0 instead of aligning its codes.
-                        desc[32..36].copy_from_slice(&1i32.to_le_bytes());
+                    WfaPair {
+                        pattern: p.pattern as u64,
+                        text: p.text as u64,
+                        result: p.result as u64,
+                        plen: p.plen as i32,
+                        tlen: p.tlen as i32,
+                        // A pair that is not packable: its result is not
+                        // read, and the kernel gives it up after score 0
+                        // instead of aligning its codes.
+                        max_score: if p.packable { p.max_score } else { 1 },
+                        path_cap: p.path_cap as i32,
                     }
+                    .write_to(desc);
                 });
         });
         let packed = started.elapsed();
