@@ -1074,7 +1074,7 @@ mod tests {
         let Some(gpu) = gpus().first() else {
             eprintln!(
                 "SKIPPED: no GPU in use ({})",
-                super::report::backend_report().trim()
+                crate::engine::report::backend_report().trim()
             );
             return;
         };
