@@ -9,37 +9,6 @@
 #include <stdint.h>
 
 /*
- Success.
- */
-#define SEQSHIM_OK 0
-
-/*
- A required pointer argument was null.
- */
-#define SEQSHIM_ERR_NULL_POINTER -1
-
-/*
- An argument was out of range or inconsistent.
- */
-#define SEQSHIM_ERR_INVALID_ARGUMENT -2
-
-/*
- An internal error was contained; the call had no effect.
- */
-#define SEQSHIM_ERR_INTERNAL -3
-
-/*
- The GPU path failed and SEQSHIM_STRICT forbade the CPU fallback, or a GPU
- was expected to run the work and did not.
- */
-#define SEQSHIM_ERR_GPU -4
-
-/*
- A result differed from the CPU reference.
- */
-#define SEQSHIM_ERR_MISMATCH -5
-
-/*
  `align_mode`: global alignment (CONSENT).
  */
 #define SEQSHIM_POA_ALIGN_GLOBAL 0
@@ -66,17 +35,18 @@
 #define SEQSHIM_POA_CONS_HEAVIEST_BUNDLE 1
 
 /*
- Largest magnitude of a score in `seqshim_poa_params_t`.
+ Largest magnitude of a score in `seqshim_poa_params_t` (beyond it,
+ create returns `SEQSHIM_E_OPTION`).
  */
 #define SEQSHIM_POA_MAX_SCORE 10000
 
 /*
- Most reads one window may hold.
+ Most reads one window may hold (more: `SEQSHIM_E_LIMIT`).
  */
 #define SEQSHIM_POA_MAX_READS (1 << 20)
 
 /*
- Longest read a window may hold.
+ Longest read a window may hold (longer: `SEQSHIM_E_LIMIT`).
  */
 #define SEQSHIM_POA_MAX_READ_LEN (1 << 20)
 
@@ -160,7 +130,7 @@
 #define SEQSHIM_WFA_MEMORY_LOW 2
 
 /*
- BiWFA: refused by batches (`SEQSHIM_WFA_E_OPTION`); use
+ BiWFA: refused by batches (`SEQSHIM_E_OPTION`); use
  `wavefront_align` for it.
  */
 #define SEQSHIM_WFA_MEMORY_ULTRALOW 3
@@ -177,7 +147,87 @@
 #define SEQSHIM_WFA_DEVICE_ANY -2
 
 /*
- An opaque batch of windows.
+ Largest magnitude of a score: the aligner's sums are `i32` with a
+ −999,999 floor (POA v2's `MINUS_INFINITY`), and scores beyond this bound
+ could overflow or sink below it and give a wrong consensus.
+ */
+#define MAX_SCORE 10000
+
+/*
+ Largest gap truncation length (gap-length states tracked).
+ */
+#define MAX_GAP_TRUNCATION 4096
+
+/*
+ The outcome of a native call or of one batch item.
+ */
+typedef enum seqshim_status {
+  /*
+   Success.
+   */
+  SEQSHIM_OK = 0,
+  /*
+   A required pointer argument was null.
+   */
+  SEQSHIM_E_NULL = -1,
+  /*
+   An argument was out of range or inconsistent.
+   */
+  SEQSHIM_E_ARG = -2,
+  /*
+   An option (metric, penalties, mode, ...) is unknown or unsupported.
+   */
+  SEQSHIM_E_OPTION = -3,
+  /*
+   An input is beyond a documented limit (length, count, graph size).
+   */
+  SEQSHIM_E_LIMIT = -4,
+  /*
+   The call is out of lifecycle order: results asked for before `run`,
+   or items added to a batch that has run and was not reset.
+   */
+  SEQSHIM_E_STATE = -5,
+  /*
+   An item index beyond the batch.
+   */
+  SEQSHIM_E_INDEX = -6,
+  /*
+   The caller's buffer is too small; the needed size was reported.
+   */
+  SEQSHIM_E_BUFFER = -7,
+  /*
+   The GPU path failed and `SEQSHIM_STRICT=1` forbade the CPU fallback,
+   or a GPU was expected to run the work and did not.
+   */
+  SEQSHIM_E_DEVICE = -8,
+  /*
+   The computation refused the item the way upstream does (an
+   unfeasible alignment, a score limit reached); the item has no result.
+   */
+  SEQSHIM_E_REFUSED = -9,
+  /*
+   The item has no result because there is nothing to compute (a POA
+   window with no non-empty read, or no consensus bundle).
+   */
+  SEQSHIM_E_EMPTY = -10,
+  /*
+   An internal error was contained; the call had no effect.
+   */
+  SEQSHIM_E_INTERNAL = -11,
+  /*
+   A bug (a Rust panic) was caught at the C boundary; the call had no
+   effect. Please report it with the `[seqshim]` log line.
+   */
+  SEQSHIM_E_PANIC = -12,
+  /*
+   A result differed from the CPU reference (the selftest).
+   */
+  SEQSHIM_E_MISMATCH = -13,
+} seqshim_status;
+
+/*
+ An opaque batch of windows: the family's batch and, for C callers, each
+ run window's consensus with a NUL after it.
  */
 typedef struct seqshim_poa_batch_t seqshim_poa_batch_t;
 
@@ -185,11 +235,6 @@ typedef struct seqshim_poa_batch_t seqshim_poa_batch_t;
  An opaque batch of pairs.
  */
 typedef struct seqshim_wfa_batch_t seqshim_wfa_batch_t;
-
-/*
- Status of a batch call or of one window.
- */
-typedef int32_t seqshim_poa_status_t;
 
 /*
  Options of a batch. `seqshim_poa_params_default` fills CONSENT's.
@@ -242,11 +287,6 @@ typedef struct seqshim_poa_params_t {
    */
   int32_t cpu_threads;
 } seqshim_poa_params_t;
-
-/*
- Status of a batch call.
- */
-typedef int32_t seqshim_wfa_status_t;
 
 /*
  Options of a batch. `seqshim_wfa_options_default` fills WFA2-lib's
@@ -330,112 +370,9 @@ typedef struct seqshim_wfa_options_t {
 } seqshim_wfa_options_t;
 
 /*
- Success; the window has results.
+ Every status, for `seqshim_strerror` and its test.
  */
-#define SEQSHIM_POA_OK 0
-
-/*
- A null pointer, an unknown window id, or an option out of range (a score
- beyond ±`SEQSHIM_POA_MAX_SCORE` included).
- */
-#define SEQSHIM_POA_E_ARG 1
-
-/*
- A window with more than `SEQSHIM_POA_MAX_READS` reads.
- */
-#define SEQSHIM_POA_E_TOO_MANY_SEQS 2
-
-/*
- A read longer than `SEQSHIM_POA_MAX_READ_LEN` bases.
- */
-#define SEQSHIM_POA_E_SEQ_TOO_LONG 3
-
-/*
- Fusion stopped at POA v2's memory bound (`POA_MAX_ALLOC`); no result.
- */
-#define SEQSHIM_POA_E_GRAPH_TOO_LARGE 4
-
-/*
- No consensus: the window has no non-empty read, or (heaviest-bundle
- rule) POA v2 made no bundle because the heaviest path is under 10 nodes.
- The consensus is the empty string.
- */
-#define SEQSHIM_POA_E_EMPTY 5
-
-/*
- The window was added but `seqshim_poa_batch_run` has not run it yet.
- */
-#define SEQSHIM_POA_E_NOT_RUN 6
-
-/*
- A device failed and SEQSHIM_STRICT forbade the CPU fallback.
- */
-#define SEQSHIM_POA_E_DEVICE 7
-
-/*
- Success.
- */
-#define SEQSHIM_WFA_OK 0
-
-/*
- A null pointer where one is required.
- */
-#define SEQSHIM_WFA_E_ARG 1
-
-/*
- An unknown metric, span, scope, heuristic, memory mode or device; a
- negative ends-free length; a maximum score below 1; memory mode
- ultralow (BiWFA); or x/z-drop with edit or indel (WFA2-lib 2.3.3 refuses it).
- */
-#define SEQSHIM_WFA_E_OPTION 2
-
-/*
- Penalties WFA2-lib 2.3.3 rejects (a positive match score, a mismatch or
- gap extension below 1, a negative gap opening, ...).
- */
-#define SEQSHIM_WFA_E_PENALTIES 3
-
-/*
- A negative sequence length, a pair whose CIGAR (2·(p+t) operations)
- would not fit an `int`, or a sequence shorter than its ends-free lengths.
- The pair is not added.
- */
-#define SEQSHIM_WFA_E_LENGTH 4
-
-/*
- No pair with this index.
- */
-#define SEQSHIM_WFA_E_INDEX 5
-
-/*
- The pair was added but no run aligned it: none has run since, or the run
- that took it failed inside seqshim (`_E_INTERNAL`; a later run does not
- take it again).
- */
-#define SEQSHIM_WFA_E_NOT_RUN 6
-
-/*
- The caller's buffer is too small; the length needed was written.
- */
-#define SEQSHIM_WFA_E_BUFFER 7
-
-/*
- A device failed and SEQSHIM_STRICT forbade the CPU fallback; the pair
- has no result.
- */
-#define SEQSHIM_WFA_E_DEVICE 8
-
-/*
- The alignment was refused where `wavefront_align` refuses it (status
- −1, empty CIGAR, score as `cigar_clear` leaves it).
- */
-#define SEQSHIM_WFA_E_REFUSED 9
-
-/*
- An internal error was caught. Nothing was changed, except by
- `seqshim_wfa_batch_run`, whose pairs without a result stay `_E_NOT_RUN`.
- */
-#define SEQSHIM_WFA_E_INTERNAL 10
+#define seqshim_status_ALL { SEQSHIM_OK, SEQSHIM_E_NULL, SEQSHIM_E_ARG, SEQSHIM_E_OPTION, SEQSHIM_E_LIMIT, SEQSHIM_E_STATE, SEQSHIM_E_INDEX, SEQSHIM_E_BUFFER, SEQSHIM_E_DEVICE, SEQSHIM_E_REFUSED, SEQSHIM_E_EMPTY, SEQSHIM_E_INTERNAL, SEQSHIM_E_PANIC, SEQSHIM_E_MISMATCH, }
 
 #ifdef __cplusplus
 extern "C" {
@@ -451,19 +388,10 @@ extern "C" {
 const char *seqshim_version(void);
 
 /*
- A short English description of a status code, as a static string.
-
- # Safety
- Always safe to call. The returned pointer is valid for the life of the
- process and must not be freed.
- */
-const char *seqshim_strerror(int status);
-
-/*
  Writes a human-readable report of the backend in use into `buf`, like
  `snprintf`: at most `len - 1` bytes and a terminating NUL. Returns the
  length of the whole report (without NUL), so a caller whose buffer was too
- small can retry with a larger one; negative `SEQSHIM_ERR_*` on error.
+ small can retry with a larger one; a negative `seqshim_status` on error.
  `buf` may be null when `len` is 0, to ask for the length only.
 
  # Safety
@@ -475,90 +403,106 @@ int seqshim_backend_info(char *buf, size_t len);
  Runs the selftest through the scheduler: on a GPU when one is in use
  (compiling or loading the selftest kernel, uploading, launching,
  downloading), on the CPU otherwise, and compares every value with the CPU
- reference. Returns `SEQSHIM_OK`, `SEQSHIM_ERR_MISMATCH`, or
- `SEQSHIM_ERR_GPU` when GPUs are in use but the work did not run on them.
+ reference. Returns `SEQSHIM_OK`, `SEQSHIM_E_MISMATCH`, or
+ `SEQSHIM_E_DEVICE` when GPUs are in use but the work did not run on them.
 
  # Safety
  Always safe to call, from any thread.
  */
-int seqshim_selftest(void);
+enum seqshim_status seqshim_selftest(void);
 
 /*
  Fills `params` with CONSENT's settings: 5 / −10 / −5 / −5, truncation 16,
- global, column majority, 150 reads, MSA kept, CPU. Returns
- `SEQSHIM_POA_E_ARG` for a null pointer.
+ global, column majority, 150 reads, MSA kept, CPU. Returns `SEQSHIM_OK`,
+ or `SEQSHIM_E_NULL` for a null pointer.
 
  # Safety
  `params` must be null or writable.
  */
-seqshim_poa_status_t seqshim_poa_params_default(struct seqshim_poa_params_t *params);
+enum seqshim_status seqshim_poa_params_default(struct seqshim_poa_params_t *params);
 
 /*
- A new empty batch, or null when `params` is null or out of range (an
- unknown mode, semi-global alignment, `max_seqs_per_window < 1`,
- `gap_trunc_len` outside 1..4096). `expected_windows` reserves room.
+ Creates an empty batch with these parameters and stores it in `*out`
+ (left untouched on failure). `expected_windows` reserves room (a hint,
+ capped). Returns `SEQSHIM_OK`, `SEQSHIM_E_NULL` (`params` or `out`
+ null) or `SEQSHIM_E_OPTION` (an unknown mode, semi-global alignment,
+ `max_seqs_per_window < 1`, `gap_trunc_len` outside 1..4096, `device <
+ −1`, or a score beyond ±`SEQSHIM_POA_MAX_SCORE`), each failure with one
+ warning line.
 
  # Safety
- `params` must be null or point to a `seqshim_poa_params_t`. Free the
- batch with `seqshim_poa_batch_destroy`. A batch may be used from one
- thread at a time; different batches from any threads at once.
+ `params` must be null or point to a `seqshim_poa_params_t`; `out` null
+ or writable. Free the batch with `seqshim_poa_batch_destroy`. A batch
+ may be used from one thread at a time; different batches from any
+ threads at once.
  */
-struct seqshim_poa_batch_t *seqshim_poa_batch_create(const struct seqshim_poa_params_t *params, size_t expected_windows);
+enum seqshim_status seqshim_poa_batch_create(const struct seqshim_poa_params_t *params, size_t expected_windows, struct seqshim_poa_batch_t **out);
 
 /*
  Copies a window of `nseq` reads into the batch and writes its id (0, 1,
  ... in order of addition) to `out_window_id` when that is not null.
  `lens` may be null for NUL-terminated reads; a null read with length 0 is
- an empty read.
+ an empty read. Returns `SEQSHIM_OK`, `SEQSHIM_E_NULL` (a null batch, a
+ null `seqs` with `nseq > 0`, a null read with a length) or
+ `SEQSHIM_E_LIMIT` (more than `SEQSHIM_POA_MAX_READS` reads, or a read
+ longer than `SEQSHIM_POA_MAX_READ_LEN` bases); on failure nothing is
+ added.
 
  # Safety
  `b` must be null or a live batch; `seqs` must be valid for `nseq`
  pointers, each valid for `lens[i]` bytes (or NUL-terminated when `lens`
  is null); `lens` null or valid for `nseq` entries.
  */
-seqshim_poa_status_t seqshim_poa_batch_add_window(struct seqshim_poa_batch_t *b, uint32_t nseq, const char *const *seqs, const uint32_t *lens, uint64_t *out_window_id);
+enum seqshim_status seqshim_poa_batch_add_window(struct seqshim_poa_batch_t *b, uint32_t nseq, const char *const *seqs, const uint32_t *lens, uint64_t *out_window_id);
 
 /*
  Runs every window added since the last run, in parallel on the CPU pool.
- Returns `SEQSHIM_POA_OK` (per-window outcomes come from
- `seqshim_poa_batch_window_status`) or `SEQSHIM_POA_E_ARG` for null.
+ Returns `SEQSHIM_OK` (per-window outcomes come from
+ `seqshim_poa_batch_window_status`) or `SEQSHIM_E_NULL` for null.
 
  # Safety
  `b` must be null or a live batch, not used by another thread meanwhile.
  */
-seqshim_poa_status_t seqshim_poa_batch_run(struct seqshim_poa_batch_t *b);
+enum seqshim_status seqshim_poa_batch_run(struct seqshim_poa_batch_t *b);
 
 /*
- The outcome of window `id`: `SEQSHIM_POA_OK`, `_E_EMPTY`,
- `_E_GRAPH_TOO_LARGE`, `_E_DEVICE`, `_E_NOT_RUN` before the run, `_E_ARG`
- for an unknown id or a null batch.
+ The outcome of window `id`: `SEQSHIM_OK`; `SEQSHIM_E_EMPTY` (no
+ non-empty read, or, heaviest-bundle rule, POA v2 made no bundle because
+ the heaviest path is under 10 nodes); `SEQSHIM_E_LIMIT` (fusion stopped
+ at POA v2's memory bound, `POA_MAX_ALLOC`: no result); `SEQSHIM_E_DEVICE`
+ (a device failed and SEQSHIM_STRICT forbade the CPU fallback);
+ `SEQSHIM_E_STATE` before the window has run; `SEQSHIM_E_INDEX` for an
+ unknown id; `SEQSHIM_E_NULL` for a null batch.
 
  # Safety
  `b` must be null or a live batch.
  */
-seqshim_poa_status_t seqshim_poa_batch_window_status(const struct seqshim_poa_batch_t *b, uint64_t id);
+enum seqshim_status seqshim_poa_batch_window_status(const struct seqshim_poa_batch_t *b, uint64_t id);
 
 /*
  The consensus of window `id`, NUL-terminated, borrowed until the batch is
  reset or destroyed; `len` (optional) gets its length. An empty window
- gives `""` with `SEQSHIM_POA_E_EMPTY`. Other failures leave the outputs
- untouched.
+ gives `""` with `SEQSHIM_E_EMPTY`. Other failures (the statuses of
+ `seqshim_poa_batch_window_status`, `SEQSHIM_E_NULL` for a null `cons`)
+ leave the outputs untouched.
 
  # Safety
  `b` must be null or a live batch; `cons` and `len` null or writable.
  */
-seqshim_poa_status_t seqshim_poa_batch_get_consensus(const struct seqshim_poa_batch_t *b, uint64_t id, const char **cons, uint32_t *len);
+enum seqshim_status seqshim_poa_batch_get_consensus(const struct seqshim_poa_batch_t *b, uint64_t id, const char **cons, uint32_t *len);
 
 /*
  The MSA of window `id`: `nrows` rows (the used reads, in input order,
  empty reads skipped) of `ncols` bytes each, row-major, `-` for gaps, not
- NUL-terminated, borrowed until reset or destroy. `SEQSHIM_POA_E_ARG` when
- the batch was created with `want_msa = 0`.
+ NUL-terminated, borrowed until reset or destroy. Returns `SEQSHIM_OK`,
+ `SEQSHIM_E_NULL` (a null batch or output), `SEQSHIM_E_OPTION` when the
+ batch was created with `want_msa = 0`, or the window's failure as
+ `seqshim_poa_batch_window_status` gives it (`SEQSHIM_E_EMPTY` included).
 
  # Safety
  `b` must be null or a live batch; the outputs must be writable.
  */
-seqshim_poa_status_t seqshim_poa_batch_get_msa(const struct seqshim_poa_batch_t *b, uint64_t id, uint32_t *nrows, uint32_t *ncols, const char **rows_rowmajor);
+enum seqshim_status seqshim_poa_batch_get_msa(const struct seqshim_poa_batch_t *b, uint64_t id, uint32_t *nrows, uint32_t *ncols, const char **rows_rowmajor);
 
 /*
  Number of windows in the batch (0 for null).
@@ -570,19 +514,21 @@ size_t seqshim_poa_batch_size(const struct seqshim_poa_batch_t *b);
 
 /*
  Removes every window and result, keeping the options; ids start at 0
- again. Pointers from the getters become invalid.
+ again. Pointers from the getters become invalid. Returns `SEQSHIM_OK`
+ or `SEQSHIM_E_NULL`.
 
  # Safety
  `b` must be null or a live batch.
  */
-void seqshim_poa_batch_reset(struct seqshim_poa_batch_t *b);
+enum seqshim_status seqshim_poa_batch_reset(struct seqshim_poa_batch_t *b);
 
 /*
- Frees the batch. Null is a no-op.
+ Frees the batch. Null is ignored, and so is a second destroy of the same
+ batch (with a warning).
 
  # Safety
- `b` must be null or a batch from `seqshim_poa_batch_create` not yet
- destroyed; it must not be used afterwards.
+ `b` must be null or a batch from `seqshim_poa_batch_create`; it must not
+ be used afterwards.
  */
 void seqshim_poa_batch_destroy(struct seqshim_poa_batch_t *b);
 
@@ -591,32 +537,45 @@ void seqshim_poa_batch_destroy(struct seqshim_poa_batch_t *b);
  of `lens[w][i]` bytes (`lens` or `lens[w]` may be null for
  NUL-terminated reads). `out_cons[w]` gets a `malloc`ed NUL-terminated
  consensus (free it with `free`; null when the window failed),
- `out_len[w]` its length and `out_status[w]` the window's status (both
- optional). Returns `SEQSHIM_POA_OK` or the first argument error.
+ `out_len[w]` its length and `out_status[w]` the window's status as
+ `seqshim_poa_batch_window_status` gives it (both optional;
+ `SEQSHIM_E_STATE` for windows not run because of an argument error).
+ Returns `SEQSHIM_OK` or the first argument error (as
+ `seqshim_poa_batch_create` and `seqshim_poa_batch_add_window` give it).
 
  # Safety
  `p` must point to parameters; `nseq`, `seqs` and `out_cons` must be
  valid for `nwin` entries, and each window's arrays as described above;
  `lens`, `out_len` and `out_status` null or valid for `nwin` entries.
  */
-seqshim_poa_status_t seqshim_poa_consensus_many(const struct seqshim_poa_params_t *p, size_t nwin, const uint32_t *nseq, const char *const *const *seqs, const uint32_t *const *lens, char **out_cons, uint32_t *out_len, seqshim_poa_status_t *out_status);
+enum seqshim_status seqshim_poa_consensus_many(const struct seqshim_poa_params_t *p, size_t nwin, const uint32_t *nseq, const char *const *const *seqs, const uint32_t *const *lens, char **out_cons, uint32_t *out_len, enum seqshim_status *out_status);
+
+/*
+ A short English description of a status code, as a static string;
+ "unknown status code" for a value that is none.
+
+ # Safety
+ Always safe to call. The returned pointer is valid for the life of the
+ process and must not be freed.
+ */
+const char *seqshim_strerror(int status);
 
 /*
  Fills `options` with WFA2-lib's defaults: gap-affine (0, 4, 6, 2), end
  to end, full CIGAR, wf-adaptive (10, 50, 1), high memory, no score limit,
- and `SEQSHIM_WFA_DEVICE_ANY`. Returns `SEQSHIM_WFA_E_ARG` for null.
+ and `SEQSHIM_WFA_DEVICE_ANY`. Returns `SEQSHIM_E_NULL` for null.
 
  # Safety
  `options` must be null or writable.
  */
-seqshim_wfa_status_t seqshim_wfa_options_default(struct seqshim_wfa_options_t *options);
+enum seqshim_status seqshim_wfa_options_default(struct seqshim_wfa_options_t *options);
 
 /*
  Creates an empty batch with these options and stores it in `*out`
  (left untouched on failure). `expected_pairs` reserves room for that
  many result slots and borrowed pairs (a hint, up to 4 M pairs; adding
  short pairs into room already there is faster).
- Returns `SEQSHIM_WFA_OK`, `_E_ARG`, `_E_OPTION` or `_E_PENALTIES`, each
+ Returns `SEQSHIM_OK`, `SEQSHIM_E_NULL`, `SEQSHIM_E_OPTION` or `SEQSHIM_E_OPTION`, each
  failure with one warning line saying what is wrong.
 
  # Safety
@@ -625,19 +584,19 @@ seqshim_wfa_status_t seqshim_wfa_options_default(struct seqshim_wfa_options_t *o
  may be used by one thread at a time; different batches by any threads
  at once.
  */
-seqshim_wfa_status_t seqshim_wfa_batch_create(const struct seqshim_wfa_options_t *options, size_t expected_pairs, struct seqshim_wfa_batch_t **out);
+enum seqshim_status seqshim_wfa_batch_create(const struct seqshim_wfa_options_t *options, size_t expected_pairs, struct seqshim_wfa_batch_t **out);
 
 /*
  Copies a pair into the batch and writes its index (0, 1, ... in order of
  addition, borrowed pairs included) to `out_index` when not null. A null
- sequence with length 0 is empty. Returns `SEQSHIM_WFA_OK`, `_E_ARG` or
- `_E_LENGTH` (the pair is then not added).
+ sequence with length 0 is empty. Returns `SEQSHIM_OK`, `SEQSHIM_E_NULL` or
+ `SEQSHIM_E_LIMIT` (the pair is then not added).
 
  # Safety
  `b` null or a live batch; each sequence readable for its length;
  `out_index` null or writable.
  */
-seqshim_wfa_status_t seqshim_wfa_batch_add(struct seqshim_wfa_batch_t *b, const char *pattern, int32_t pattern_len, const char *text, int32_t text_len, size_t *out_index);
+enum seqshim_status seqshim_wfa_batch_add(struct seqshim_wfa_batch_t *b, const char *pattern, int32_t pattern_len, const char *text, int32_t text_len, size_t *out_index);
 
 /*
  Adds a pair without copying it: the batch keeps the two pointers and
@@ -649,36 +608,36 @@ seqshim_wfa_status_t seqshim_wfa_batch_add(struct seqshim_wfa_batch_t *b, const 
  unchanged until `seqshim_wfa_batch_run` has returned (or until the batch
  is reset or destroyed, if it never runs).
  */
-seqshim_wfa_status_t seqshim_wfa_batch_add_borrowed(struct seqshim_wfa_batch_t *b, const char *pattern, int32_t pattern_len, const char *text, int32_t text_len, size_t *out_index);
+enum seqshim_status seqshim_wfa_batch_add_borrowed(struct seqshim_wfa_batch_t *b, const char *pattern, int32_t pattern_len, const char *text, int32_t text_len, size_t *out_index);
 
 /*
  Aligns every pair added since the last run: pairs a GPU can align
  exactly go to the GPUs while the CPU pool aligns the others (all of
  them with `SEQSHIM_WFA_DEVICE_CPU` or without a GPU). Returns
- `SEQSHIM_WFA_OK` (per-pair outcomes come from `seqshim_wfa_batch_result`)
- or `_E_ARG` for null. With `SEQSHIM_LOG=info` it logs one line before
- and one after. Should a run fail inside seqshim (`_E_INTERNAL`), the
- pairs it did not align stay without a result (`_E_NOT_RUN`), and
+ `SEQSHIM_OK` (per-pair outcomes come from `seqshim_wfa_batch_result`)
+ or `SEQSHIM_E_NULL` for null. With `SEQSHIM_LOG=info` it logs one line before
+ and one after. Should a run fail inside seqshim (`SEQSHIM_E_INTERNAL`), the
+ pairs it did not align stay without a result (`SEQSHIM_E_STATE`), and
  borrowed pairs are not read again in any case once the run returns.
 
  # Safety
  `b` must be null or a live batch, not used by another thread meanwhile;
  borrowed pairs must still be valid.
  */
-seqshim_wfa_status_t seqshim_wfa_batch_run(struct seqshim_wfa_batch_t *b);
+enum seqshim_status seqshim_wfa_batch_run(struct seqshim_wfa_batch_t *b);
 
 /*
  The outcome of pair `index`: its WFA2 status (`wavefront_align`'s return
  value: 0 done, −1 unfeasible or refused, −2 maximum score reached) in
  `status` and `cigar->score` in `score` (each optional). Returns
- `SEQSHIM_WFA_OK`, `_E_REFUSED` (status −1 written), `_E_NOT_RUN`,
- `_E_DEVICE`, `_E_INDEX` or `_E_ARG`; the outputs are written only with
+ `SEQSHIM_OK`, `SEQSHIM_E_REFUSED` (status −1 written), `SEQSHIM_E_STATE`,
+ `SEQSHIM_E_DEVICE`, `SEQSHIM_E_INDEX` or `SEQSHIM_E_NULL`; the outputs are written only with
  OK and REFUSED.
 
  # Safety
  `b` null or a live batch; `status` and `score` null or writable.
  */
-seqshim_wfa_status_t seqshim_wfa_batch_result(const struct seqshim_wfa_batch_t *b, size_t index, int32_t *status, int32_t *score);
+enum seqshim_status seqshim_wfa_batch_result(const struct seqshim_wfa_batch_t *b, size_t index, int32_t *status, int32_t *score);
 
 /*
  The CIGAR of pair `index` in WFA2-lib's form, one letter per operation
@@ -690,12 +649,12 @@ seqshim_wfa_status_t seqshim_wfa_batch_result(const struct seqshim_wfa_batch_t *
  operation; its letters are written out by the first call for the pair
  (about a microsecond for a 1 kbp pair) and kept. Safe to call from
  several threads at once. Returns as `seqshim_wfa_batch_result`; the
- outputs are written only with `SEQSHIM_WFA_OK`.
+ outputs are written only with `SEQSHIM_OK`.
 
  # Safety
  `b` null or a live batch; `operations` and `length` null or writable.
  */
-seqshim_wfa_status_t seqshim_wfa_batch_cigar(const struct seqshim_wfa_batch_t *b, size_t index, const char **operations, size_t *length);
+enum seqshim_status seqshim_wfa_batch_cigar(const struct seqshim_wfa_batch_t *b, size_t index, const char **operations, size_t *length);
 
 /*
  The CIGAR of pair `index` as a SAM-style run-length string
@@ -703,13 +662,13 @@ seqshim_wfa_status_t seqshim_wfa_batch_cigar(const struct seqshim_wfa_batch_t *b
  `X` mismatches), NUL-terminated, into `buffer` of `capacity` bytes. `needed` (optional)
  gets the size including the NUL. A buffer too small (or null with
  capacity 0, to ask the size) gets nothing and returns
- `SEQSHIM_WFA_E_BUFFER`. Other returns as `seqshim_wfa_batch_result`.
+ `SEQSHIM_E_BUFFER`. Other returns as `seqshim_wfa_batch_result`.
 
  # Safety
  `b` null or a live batch; `buffer` null or writable for `capacity`
  bytes; `needed` null or writable.
  */
-seqshim_wfa_status_t seqshim_wfa_batch_cigar_sam(const struct seqshim_wfa_batch_t *b, size_t index, char *buffer, size_t capacity, size_t *needed);
+enum seqshim_status seqshim_wfa_batch_cigar_sam(const struct seqshim_wfa_batch_t *b, size_t index, char *buffer, size_t capacity, size_t *needed);
 
 /*
  Pairs in the batch (0 for null).
@@ -722,31 +681,32 @@ size_t seqshim_wfa_batch_size(const struct seqshim_wfa_batch_t *b);
 /*
  Where the last run sent its pairs: `to_gpu` pairs offered to the GPUs
  (a GPU may still hand some back to the CPU, which aligns them the same),
- `to_cpu` aligned by the CPU pool. Both optional. Returns `SEQSHIM_WFA_OK`
- or `_E_ARG`.
+ `to_cpu` aligned by the CPU pool. Both optional. Returns `SEQSHIM_OK`
+ or `SEQSHIM_E_NULL`.
 
  # Safety
  `b` null or a live batch; the outputs null or writable.
  */
-seqshim_wfa_status_t seqshim_wfa_batch_routing(const struct seqshim_wfa_batch_t *b, size_t *to_gpu, size_t *to_cpu);
+enum seqshim_status seqshim_wfa_batch_routing(const struct seqshim_wfa_batch_t *b, size_t *to_gpu, size_t *to_cpu);
 
 /*
  Removes every pair and result (borrowed pairs are forgotten); the
  options stay, and so does the room for result slots and borrowed pairs,
  so that those do not grow again when the batch is reused for batches of
- similar size. Returns `SEQSHIM_WFA_OK` or `_E_ARG`.
+ similar size. Returns `SEQSHIM_OK` or `SEQSHIM_E_NULL`.
 
  # Safety
  `b` null or a live batch; pointers from `seqshim_wfa_batch_cigar` are
  invalid afterwards.
  */
-seqshim_wfa_status_t seqshim_wfa_batch_reset(struct seqshim_wfa_batch_t *b);
+enum seqshim_status seqshim_wfa_batch_reset(struct seqshim_wfa_batch_t *b);
 
 /*
- Frees a batch (null is ignored).
+ Frees a batch. Null is ignored, and so is a second destroy of the same
+ batch (with a warning).
 
  # Safety
- `b` null or a live batch, not used afterwards.
+ `b` null or a batch from `seqshim_wfa_batch_create`, not used afterwards.
  */
 void seqshim_wfa_batch_destroy(struct seqshim_wfa_batch_t *b);
 

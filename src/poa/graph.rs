@@ -265,3 +265,37 @@ impl Lpo {
         n + 1
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The routines the BOA ABI's `initialize_seqs_as_lpo` shares: limiting,
+    /// last-place lookup (unknown → last symbol), and the linear graph.
+    #[test]
+    fn linear_initialisation() {
+        let symbols = b"ACGTA?";
+        let mut residues = b"ACxGTN".to_vec();
+        limit_residues(&mut residues, symbols);
+        assert_eq!(residues, b"ACAGTA");
+        residues.push(b'z');
+        index_symbols(&mut residues, symbols);
+        assert_eq!(residues, [4, 1, 4, 2, 3, 4, 5]);
+        assert_eq!(symbol_index(b"", b'A'), 0);
+        let letters = linear_letters(&[7, 8, 9]);
+        assert_eq!(letters.len(), 3);
+        assert!(letters[0].left.is_empty());
+        assert_eq!(letters[1].left, [Link { ipos: 0, score: 0 }]);
+        assert_eq!(letters[1].right, [Link { ipos: 2, score: 0 }]);
+        assert!(letters[2].right.is_empty());
+        assert_eq!(letters[2].source, [SourceRef { iseq: 0, ipos: 2 }]);
+        assert_eq!((letters[2].ring_id, letters[2].align_ring), (2, 2));
+        assert_eq!(letters[1].letter, 8);
+        let m = ScoreMatrix::boa_dna();
+        let mut l = Lpo::create_seq("r", None, b"AC GT", CaseSwitch::Keep);
+        l.initialize(&m);
+        assert_eq!(l.letters, linear_letters(&l.sequence));
+        assert_eq!(l.sources.len(), 1);
+        assert_eq!(l.sources[0].length, 4);
+    }
+}
