@@ -35,17 +35,18 @@
 #define SEQSHIM_POA_CONS_HEAVIEST_BUNDLE 1
 
 /*
- Largest magnitude of a score in `seqshim_poa_params_t`.
+ Largest magnitude of a score in `seqshim_poa_params_t` (beyond it,
+ create returns `SEQSHIM_E_OPTION`).
  */
 #define SEQSHIM_POA_MAX_SCORE 10000
 
 /*
- Most reads one window may hold.
+ Most reads one window may hold (more: `SEQSHIM_E_LIMIT`).
  */
 #define SEQSHIM_POA_MAX_READS (1 << 20)
 
 /*
- Longest read a window may hold.
+ Longest read a window may hold (longer: `SEQSHIM_E_LIMIT`).
  */
 #define SEQSHIM_POA_MAX_READ_LEN (1 << 20)
 
@@ -146,6 +147,18 @@
 #define SEQSHIM_WFA_DEVICE_ANY -2
 
 /*
+ Largest magnitude of a score: the aligner's sums are `i32` with a
+ −999,999 floor (POA v2's `MINUS_INFINITY`), and scores beyond this bound
+ could overflow or sink below it and give a wrong consensus.
+ */
+#define MAX_SCORE 10000
+
+/*
+ Largest gap truncation length (gap-length states tracked).
+ */
+#define MAX_GAP_TRUNCATION 4096
+
+/*
  The outcome of a native call or of one batch item.
  */
 typedef enum seqshim_status {
@@ -213,7 +226,8 @@ typedef enum seqshim_status {
 } seqshim_status;
 
 /*
- An opaque batch of windows.
+ An opaque batch of windows: the family's batch and, for C callers, each
+ run window's consensus with a NUL after it.
  */
 typedef struct seqshim_poa_batch_t seqshim_poa_batch_t;
 
@@ -221,11 +235,6 @@ typedef struct seqshim_poa_batch_t seqshim_poa_batch_t;
  An opaque batch of pairs.
  */
 typedef struct seqshim_wfa_batch_t seqshim_wfa_batch_t;
-
-/*
- Status of a batch call or of one window.
- */
-typedef int32_t seqshim_poa_status_t;
 
 /*
  Options of a batch. `seqshim_poa_params_default` fills CONSENT's.
@@ -360,49 +369,6 @@ typedef struct seqshim_wfa_options_t {
   int32_t device;
 } seqshim_wfa_options_t;
 
-/*
- Success; the window has results.
- */
-#define SEQSHIM_POA_OK 0
-
-/*
- A null pointer, an unknown window id, or an option out of range (a score
- beyond ±`SEQSHIM_POA_MAX_SCORE` included).
- */
-#define SEQSHIM_POA_E_ARG 1
-
-/*
- A window with more than `SEQSHIM_POA_MAX_READS` reads.
- */
-#define SEQSHIM_POA_E_TOO_MANY_SEQS 2
-
-/*
- A read longer than `SEQSHIM_POA_MAX_READ_LEN` bases.
- */
-#define SEQSHIM_POA_E_SEQ_TOO_LONG 3
-
-/*
- Fusion stopped at POA v2's memory bound (`POA_MAX_ALLOC`); no result.
- */
-#define SEQSHIM_POA_E_GRAPH_TOO_LARGE 4
-
-/*
- No consensus: the window has no non-empty read, or (heaviest-bundle
- rule) POA v2 made no bundle because the heaviest path is under 10 nodes.
- The consensus is the empty string.
- */
-#define SEQSHIM_POA_E_EMPTY 5
-
-/*
- The window was added but `seqshim_poa_batch_run` has not run it yet.
- */
-#define SEQSHIM_POA_E_NOT_RUN 6
-
-/*
- A device failed and SEQSHIM_STRICT forbade the CPU fallback.
- */
-#define SEQSHIM_POA_E_DEVICE 7
-
 #ifdef __cplusplus
 extern "C" {
 #endif // __cplusplus
@@ -442,80 +408,96 @@ enum seqshim_status seqshim_selftest(void);
 
 /*
  Fills `params` with CONSENT's settings: 5 / −10 / −5 / −5, truncation 16,
- global, column majority, 150 reads, MSA kept, CPU. Returns
- `SEQSHIM_POA_E_ARG` for a null pointer.
+ global, column majority, 150 reads, MSA kept, CPU. Returns `SEQSHIM_OK`,
+ or `SEQSHIM_E_NULL` for a null pointer.
 
  # Safety
  `params` must be null or writable.
  */
-seqshim_poa_status_t seqshim_poa_params_default(struct seqshim_poa_params_t *params);
+enum seqshim_status seqshim_poa_params_default(struct seqshim_poa_params_t *params);
 
 /*
- A new empty batch, or null when `params` is null or out of range (an
- unknown mode, semi-global alignment, `max_seqs_per_window < 1`,
- `gap_trunc_len` outside 1..4096). `expected_windows` reserves room.
+ Creates an empty batch with these parameters and stores it in `*out`
+ (left untouched on failure). `expected_windows` reserves room (a hint,
+ capped). Returns `SEQSHIM_OK`, `SEQSHIM_E_NULL` (`params` or `out`
+ null) or `SEQSHIM_E_OPTION` (an unknown mode, semi-global alignment,
+ `max_seqs_per_window < 1`, `gap_trunc_len` outside 1..4096, `device <
+ −1`, or a score beyond ±`SEQSHIM_POA_MAX_SCORE`), each failure with one
+ warning line.
 
  # Safety
- `params` must be null or point to a `seqshim_poa_params_t`. Free the
- batch with `seqshim_poa_batch_destroy`. A batch may be used from one
- thread at a time; different batches from any threads at once.
+ `params` must be null or point to a `seqshim_poa_params_t`; `out` null
+ or writable. Free the batch with `seqshim_poa_batch_destroy`. A batch
+ may be used from one thread at a time; different batches from any
+ threads at once.
  */
-struct seqshim_poa_batch_t *seqshim_poa_batch_create(const struct seqshim_poa_params_t *params, size_t expected_windows);
+enum seqshim_status seqshim_poa_batch_create(const struct seqshim_poa_params_t *params, size_t expected_windows, struct seqshim_poa_batch_t **out);
 
 /*
  Copies a window of `nseq` reads into the batch and writes its id (0, 1,
  ... in order of addition) to `out_window_id` when that is not null.
  `lens` may be null for NUL-terminated reads; a null read with length 0 is
- an empty read.
+ an empty read. Returns `SEQSHIM_OK`, `SEQSHIM_E_NULL` (a null batch, a
+ null `seqs` with `nseq > 0`, a null read with a length) or
+ `SEQSHIM_E_LIMIT` (more than `SEQSHIM_POA_MAX_READS` reads, or a read
+ longer than `SEQSHIM_POA_MAX_READ_LEN` bases); on failure nothing is
+ added.
 
  # Safety
  `b` must be null or a live batch; `seqs` must be valid for `nseq`
  pointers, each valid for `lens[i]` bytes (or NUL-terminated when `lens`
  is null); `lens` null or valid for `nseq` entries.
  */
-seqshim_poa_status_t seqshim_poa_batch_add_window(struct seqshim_poa_batch_t *b, uint32_t nseq, const char *const *seqs, const uint32_t *lens, uint64_t *out_window_id);
+enum seqshim_status seqshim_poa_batch_add_window(struct seqshim_poa_batch_t *b, uint32_t nseq, const char *const *seqs, const uint32_t *lens, uint64_t *out_window_id);
 
 /*
  Runs every window added since the last run, in parallel on the CPU pool.
- Returns `SEQSHIM_POA_OK` (per-window outcomes come from
- `seqshim_poa_batch_window_status`) or `SEQSHIM_POA_E_ARG` for null.
+ Returns `SEQSHIM_OK` (per-window outcomes come from
+ `seqshim_poa_batch_window_status`) or `SEQSHIM_E_NULL` for null.
 
  # Safety
  `b` must be null or a live batch, not used by another thread meanwhile.
  */
-seqshim_poa_status_t seqshim_poa_batch_run(struct seqshim_poa_batch_t *b);
+enum seqshim_status seqshim_poa_batch_run(struct seqshim_poa_batch_t *b);
 
 /*
- The outcome of window `id`: `SEQSHIM_POA_OK`, `_E_EMPTY`,
- `_E_GRAPH_TOO_LARGE`, `_E_DEVICE`, `_E_NOT_RUN` before the run, `_E_ARG`
- for an unknown id or a null batch.
+ The outcome of window `id`: `SEQSHIM_OK`; `SEQSHIM_E_EMPTY` (no
+ non-empty read, or, heaviest-bundle rule, POA v2 made no bundle because
+ the heaviest path is under 10 nodes); `SEQSHIM_E_LIMIT` (fusion stopped
+ at POA v2's memory bound, `POA_MAX_ALLOC`: no result); `SEQSHIM_E_DEVICE`
+ (a device failed and SEQSHIM_STRICT forbade the CPU fallback);
+ `SEQSHIM_E_STATE` before the window has run; `SEQSHIM_E_INDEX` for an
+ unknown id; `SEQSHIM_E_NULL` for a null batch.
 
  # Safety
  `b` must be null or a live batch.
  */
-seqshim_poa_status_t seqshim_poa_batch_window_status(const struct seqshim_poa_batch_t *b, uint64_t id);
+enum seqshim_status seqshim_poa_batch_window_status(const struct seqshim_poa_batch_t *b, uint64_t id);
 
 /*
  The consensus of window `id`, NUL-terminated, borrowed until the batch is
  reset or destroyed; `len` (optional) gets its length. An empty window
- gives `""` with `SEQSHIM_POA_E_EMPTY`. Other failures leave the outputs
- untouched.
+ gives `""` with `SEQSHIM_E_EMPTY`. Other failures (the statuses of
+ `seqshim_poa_batch_window_status`, `SEQSHIM_E_NULL` for a null `cons`)
+ leave the outputs untouched.
 
  # Safety
  `b` must be null or a live batch; `cons` and `len` null or writable.
  */
-seqshim_poa_status_t seqshim_poa_batch_get_consensus(const struct seqshim_poa_batch_t *b, uint64_t id, const char **cons, uint32_t *len);
+enum seqshim_status seqshim_poa_batch_get_consensus(const struct seqshim_poa_batch_t *b, uint64_t id, const char **cons, uint32_t *len);
 
 /*
  The MSA of window `id`: `nrows` rows (the used reads, in input order,
  empty reads skipped) of `ncols` bytes each, row-major, `-` for gaps, not
- NUL-terminated, borrowed until reset or destroy. `SEQSHIM_POA_E_ARG` when
- the batch was created with `want_msa = 0`.
+ NUL-terminated, borrowed until reset or destroy. Returns `SEQSHIM_OK`,
+ `SEQSHIM_E_NULL` (a null batch or output), `SEQSHIM_E_OPTION` when the
+ batch was created with `want_msa = 0`, or the window's failure as
+ `seqshim_poa_batch_window_status` gives it (`SEQSHIM_E_EMPTY` included).
 
  # Safety
  `b` must be null or a live batch; the outputs must be writable.
  */
-seqshim_poa_status_t seqshim_poa_batch_get_msa(const struct seqshim_poa_batch_t *b, uint64_t id, uint32_t *nrows, uint32_t *ncols, const char **rows_rowmajor);
+enum seqshim_status seqshim_poa_batch_get_msa(const struct seqshim_poa_batch_t *b, uint64_t id, uint32_t *nrows, uint32_t *ncols, const char **rows_rowmajor);
 
 /*
  Number of windows in the batch (0 for null).
@@ -527,19 +509,21 @@ size_t seqshim_poa_batch_size(const struct seqshim_poa_batch_t *b);
 
 /*
  Removes every window and result, keeping the options; ids start at 0
- again. Pointers from the getters become invalid.
+ again. Pointers from the getters become invalid. Returns `SEQSHIM_OK`
+ or `SEQSHIM_E_NULL`.
 
  # Safety
  `b` must be null or a live batch.
  */
-void seqshim_poa_batch_reset(struct seqshim_poa_batch_t *b);
+enum seqshim_status seqshim_poa_batch_reset(struct seqshim_poa_batch_t *b);
 
 /*
- Frees the batch. Null is a no-op.
+ Frees the batch. Null is ignored, and so is a second destroy of the same
+ batch (with a warning).
 
  # Safety
- `b` must be null or a batch from `seqshim_poa_batch_create` not yet
- destroyed; it must not be used afterwards.
+ `b` must be null or a batch from `seqshim_poa_batch_create`; it must not
+ be used afterwards.
  */
 void seqshim_poa_batch_destroy(struct seqshim_poa_batch_t *b);
 
@@ -548,15 +532,18 @@ void seqshim_poa_batch_destroy(struct seqshim_poa_batch_t *b);
  of `lens[w][i]` bytes (`lens` or `lens[w]` may be null for
  NUL-terminated reads). `out_cons[w]` gets a `malloc`ed NUL-terminated
  consensus (free it with `free`; null when the window failed),
- `out_len[w]` its length and `out_status[w]` the window's status (both
- optional). Returns `SEQSHIM_POA_OK` or the first argument error.
+ `out_len[w]` its length and `out_status[w]` the window's status as
+ `seqshim_poa_batch_window_status` gives it (both optional;
+ `SEQSHIM_E_STATE` for windows not run because of an argument error).
+ Returns `SEQSHIM_OK` or the first argument error (as
+ `seqshim_poa_batch_create` and `seqshim_poa_batch_add_window` give it).
 
  # Safety
  `p` must point to parameters; `nseq`, `seqs` and `out_cons` must be
  valid for `nwin` entries, and each window's arrays as described above;
  `lens`, `out_len` and `out_status` null or valid for `nwin` entries.
  */
-seqshim_poa_status_t seqshim_poa_consensus_many(const struct seqshim_poa_params_t *p, size_t nwin, const uint32_t *nseq, const char *const *const *seqs, const uint32_t *const *lens, char **out_cons, uint32_t *out_len, seqshim_poa_status_t *out_status);
+enum seqshim_status seqshim_poa_consensus_many(const struct seqshim_poa_params_t *p, size_t nwin, const uint32_t *nseq, const char *const *const *seqs, const uint32_t *const *lens, char **out_cons, uint32_t *out_len, enum seqshim_status *out_status);
 
 /*
  A short English description of a status code, as a static string;

@@ -356,7 +356,7 @@ fn bad_input_is_refused_cleanly() {
         "unterminated name: 1, stored length 127\n\
          duplicate sequence pointers: refused, letters kept: yes\n\
          create with SIZE_MAX hint: ok\n\
-         consensus_many with a bad window: rc=1 cons=null,null\n",
+         consensus_many with a bad window: rc=-1 cons=null,null\n",
         "{stderr}"
     );
 }

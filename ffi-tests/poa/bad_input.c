@@ -36,8 +36,9 @@ int main(int argc, char **argv) {
     /* A huge window-count hint does not allocate it. */
     struct seqshim_poa_params_t p;
     seqshim_poa_params_default(&p);
-    struct seqshim_poa_batch_t *b = seqshim_poa_batch_create(&p, SIZE_MAX);
-    printf("create with SIZE_MAX hint: %s\n", b ? "ok" : "null");
+    struct seqshim_poa_batch_t *b = NULL;
+    int created = seqshim_poa_batch_create(&p, SIZE_MAX, &b);
+    printf("create with SIZE_MAX hint: %s\n", created == SEQSHIM_OK && b ? "ok" : "null");
     seqshim_poa_batch_destroy(b);
 
     /* consensus_many defines every output even when a window is refused. */
@@ -45,7 +46,7 @@ int main(int argc, char **argv) {
     uint32_t nseq[2] = {2, 2};
     const char *const *seqs[2] = {reads0, NULL};
     char *cons[2] = {(char *)0x1, (char *)0x1};
-    seqshim_poa_status_t status[2] = {99, 99};
+    seqshim_status status[2] = {(seqshim_status)99, (seqshim_status)99};
     int rc = seqshim_poa_consensus_many(&p, 2, nseq, seqs, NULL, cons, NULL, status);
     printf("consensus_many with a bad window: rc=%d cons=%s,%s\n", rc, cons[0] ? "set" : "null",
            cons[1] ? "set" : "null");

@@ -151,10 +151,11 @@ int main(int argc, char **argv) {
     read_windows(argv[2]);
 
     seqshim_poa_params_t params;
-    CHECK("params default", seqshim_poa_params_default(&params) == SEQSHIM_POA_OK);
-    CHECK("params default NULL", seqshim_poa_params_default(NULL) == SEQSHIM_POA_E_ARG);
-    seqshim_poa_batch_t *b = seqshim_poa_batch_create(&params, (size_t)nwindows);
-    CHECK("create", b != NULL);
+    CHECK("params default", seqshim_poa_params_default(&params) == SEQSHIM_OK);
+    CHECK("params default NULL", seqshim_poa_params_default(NULL) == SEQSHIM_E_NULL);
+    seqshim_poa_batch_t *b = NULL;
+    CHECK("create", seqshim_poa_batch_create(&params, (size_t)nwindows, &b) == SEQSHIM_OK && b != NULL);
+    CHECK("create with a null out", seqshim_poa_batch_create(&params, 0, NULL) == SEQSHIM_E_NULL);
     for (int i = 0; i < nwindows; i++) {
         uint64_t id = 99;
         uint32_t *lens = malloc(sizeof *lens * (size_t)windows[i].nreads);
@@ -163,27 +164,27 @@ int main(int argc, char **argv) {
         /* odd windows by NUL-terminated strings, even ones with lengths */
         CHECK("add_window", seqshim_poa_batch_add_window(b, (uint32_t)windows[i].nreads,
                                                          (const char *const *)windows[i].reads,
-                                                         i % 2 ? NULL : lens, &id) == SEQSHIM_POA_OK);
+                                                         i % 2 ? NULL : lens, &id) == SEQSHIM_OK);
         CHECK("window ids in order", id == (uint64_t)i);
         free(lens);
     }
     CHECK("size", seqshim_poa_batch_size(b) == (size_t)nwindows);
-    CHECK("status before run", seqshim_poa_batch_window_status(b, 0) == SEQSHIM_POA_E_NOT_RUN);
+    CHECK("status before run", seqshim_poa_batch_window_status(b, 0) == SEQSHIM_E_STATE);
     const char *cons = NULL;
     uint32_t len = 0, nrows = 0, ncols = 0;
-    CHECK("consensus before run", seqshim_poa_batch_get_consensus(b, 0, &cons, &len) == SEQSHIM_POA_E_NOT_RUN);
-    CHECK("run", seqshim_poa_batch_run(b) == SEQSHIM_POA_OK);
+    CHECK("consensus before run", seqshim_poa_batch_get_consensus(b, 0, &cons, &len) == SEQSHIM_E_STATE);
+    CHECK("run", seqshim_poa_batch_run(b) == SEQSHIM_OK);
 
     int same = 0;
     for (int i = 0; i < nwindows; i++) {
         Expected e = abi_path(&windows[i]);
         int st = seqshim_poa_batch_window_status(b, (uint64_t)i);
-        int ok = st == (e.status ? SEQSHIM_POA_E_EMPTY : SEQSHIM_POA_OK);
+        int ok = st == (e.status ? SEQSHIM_E_EMPTY : SEQSHIM_OK);
         ok &= seqshim_poa_batch_get_consensus(b, (uint64_t)i, &cons, &len) == st;
         ok &= len == strlen(e.consensus) && !strcmp(cons, e.consensus);
         if (!e.status) {
             const char *rows = NULL;
-            ok &= seqshim_poa_batch_get_msa(b, (uint64_t)i, &nrows, &ncols, &rows) == SEQSHIM_POA_OK;
+            ok &= seqshim_poa_batch_get_msa(b, (uint64_t)i, &nrows, &ncols, &rows) == SEQSHIM_OK;
             ok &= (int)nrows == e.nrows && (int)ncols == e.ncols &&
                   !memcmp(rows, e.msa, (size_t)nrows * ncols);
         }
@@ -201,12 +202,12 @@ int main(int argc, char **argv) {
     uint32_t *nseq = malloc(sizeof *nseq * (size_t)nwindows);
     const char *const **seqs = malloc(sizeof *seqs * (size_t)nwindows);
     char **outs = malloc(sizeof *outs * (size_t)nwindows);
-    int *stats = malloc(sizeof *stats * (size_t)nwindows);
+    seqshim_status *stats = malloc(sizeof *stats * (size_t)nwindows);
     for (int i = 0; i < nwindows; i++) {
         nseq[i] = (uint32_t)windows[i].nreads;
         seqs[i] = (const char *const *)windows[i].reads;
     }
-    CHECK("consensus_many", seqshim_poa_consensus_many(&params, (size_t)nwindows, nseq, seqs, NULL, outs, NULL, stats) == SEQSHIM_POA_OK);
+    CHECK("consensus_many", seqshim_poa_consensus_many(&params, (size_t)nwindows, nseq, seqs, NULL, outs, NULL, stats) == SEQSHIM_OK);
     for (int i = 0; i < nwindows; i++) {
         seqshim_poa_batch_get_consensus(b, (uint64_t)i, &cons, &len);
         CHECK("consensus_many equals the batch", outs[i] && !strcmp(outs[i], cons) &&
@@ -219,55 +220,59 @@ int main(int argc, char **argv) {
     free(stats);
 
     /* bad inputs */
-    CHECK("unknown id", seqshim_poa_batch_window_status(b, (uint64_t)nwindows) == SEQSHIM_POA_E_ARG);
-    CHECK("null batch status", seqshim_poa_batch_window_status(NULL, 0) == SEQSHIM_POA_E_ARG);
-    CHECK("null batch add", seqshim_poa_batch_add_window(NULL, 0, NULL, NULL, NULL) == SEQSHIM_POA_E_ARG);
-    CHECK("null reads", seqshim_poa_batch_add_window(b, 2, NULL, NULL, NULL) == SEQSHIM_POA_E_ARG);
+    CHECK("unknown id", seqshim_poa_batch_window_status(b, (uint64_t)nwindows) == SEQSHIM_E_INDEX);
+    CHECK("null batch status", seqshim_poa_batch_window_status(NULL, 0) == SEQSHIM_E_NULL);
+    CHECK("null batch add", seqshim_poa_batch_add_window(NULL, 0, NULL, NULL, NULL) == SEQSHIM_E_NULL);
+    CHECK("null reads", seqshim_poa_batch_add_window(b, 2, NULL, NULL, NULL) == SEQSHIM_E_NULL);
     const char *nullread[1] = {NULL};
     uint32_t badlen[1] = {5};
-    CHECK("null read with a length", seqshim_poa_batch_add_window(b, 1, nullread, badlen, NULL) == SEQSHIM_POA_E_ARG);
-    CHECK("too many reads", seqshim_poa_batch_add_window(b, SEQSHIM_POA_MAX_READS + 1, nullread, NULL, NULL) == SEQSHIM_POA_E_TOO_MANY_SEQS);
-    CHECK("null run", seqshim_poa_batch_run(NULL) == SEQSHIM_POA_E_ARG);
-    CHECK("null consensus out", seqshim_poa_batch_get_consensus(b, 0, NULL, NULL) == SEQSHIM_POA_E_ARG);
+    CHECK("null read with a length", seqshim_poa_batch_add_window(b, 1, nullread, badlen, NULL) == SEQSHIM_E_NULL);
+    CHECK("too many reads", seqshim_poa_batch_add_window(b, SEQSHIM_POA_MAX_READS + 1, nullread, NULL, NULL) == SEQSHIM_E_LIMIT);
+    CHECK("null run", seqshim_poa_batch_run(NULL) == SEQSHIM_E_NULL);
+    CHECK("null consensus out", seqshim_poa_batch_get_consensus(b, 0, NULL, NULL) == SEQSHIM_E_NULL);
     uint64_t empty_id = 0;
     const char *empties[2] = {"", " "};
     seqshim_poa_batch_add_window(b, 1, empties, NULL, &empty_id);
     seqshim_poa_batch_run(b);
-    CHECK("empty window", seqshim_poa_batch_window_status(b, empty_id) == SEQSHIM_POA_E_EMPTY);
-    seqshim_poa_batch_reset(b);
-    CHECK("reset", seqshim_poa_batch_size(b) == 0 && seqshim_poa_batch_window_status(b, 0) == SEQSHIM_POA_E_ARG);
+    CHECK("empty window", seqshim_poa_batch_window_status(b, empty_id) == SEQSHIM_E_EMPTY);
+    CHECK("reset", seqshim_poa_batch_reset(b) == SEQSHIM_OK && seqshim_poa_batch_size(b) == 0 &&
+                       seqshim_poa_batch_window_status(b, 0) == SEQSHIM_E_INDEX);
+    CHECK("reset NULL", seqshim_poa_batch_reset(NULL) == SEQSHIM_E_NULL);
+    seqshim_poa_batch_destroy(b);
+    /* a second destroy of the same handle is recognised and ignored */
     seqshim_poa_batch_destroy(b);
     seqshim_poa_batch_destroy(NULL);
 
-    CHECK("create NULL", seqshim_poa_batch_create(NULL, 0) == NULL);
+    b = NULL;
+    CHECK("create NULL", seqshim_poa_batch_create(NULL, 0, &b) == SEQSHIM_E_NULL && b == NULL);
     seqshim_poa_params_t bad = params;
     bad.align_mode = SEQSHIM_POA_ALIGN_SEMIGLOBAL;
-    CHECK("semi-global refused", seqshim_poa_batch_create(&bad, 0) == NULL);
+    CHECK("semi-global refused", seqshim_poa_batch_create(&bad, 0, &b) == SEQSHIM_E_OPTION && b == NULL);
     bad = params;
     bad.consensus_mode = 7;
-    CHECK("unknown consensus refused", seqshim_poa_batch_create(&bad, 0) == NULL);
+    CHECK("unknown consensus refused", seqshim_poa_batch_create(&bad, 0, &b) == SEQSHIM_E_OPTION && b == NULL);
     bad = params;
     bad.max_seqs_per_window = 0;
-    CHECK("max_seqs 0 refused", seqshim_poa_batch_create(&bad, 0) == NULL);
+    CHECK("max_seqs 0 refused", seqshim_poa_batch_create(&bad, 0, &b) == SEQSHIM_E_OPTION && b == NULL);
     bad = params;
     bad.match_score = SEQSHIM_POA_MAX_SCORE + 1;
-    CHECK("huge match refused", seqshim_poa_batch_create(&bad, 0) == NULL);
+    CHECK("huge match refused", seqshim_poa_batch_create(&bad, 0, &b) == SEQSHIM_E_OPTION && b == NULL);
     bad = params;
     bad.gap_open = -1000000;
-    CHECK("huge gap refused", seqshim_poa_batch_create(&bad, 0) == NULL);
+    CHECK("huge gap refused", seqshim_poa_batch_create(&bad, 0, &b) == SEQSHIM_E_OPTION && b == NULL);
     bad = params;
     bad.mismatch = -(int32_t)SEQSHIM_POA_MAX_SCORE;
-    b = seqshim_poa_batch_create(&bad, 0);
-    CHECK("score at the bound accepted", b != NULL);
+    CHECK("score at the bound accepted", seqshim_poa_batch_create(&bad, 0, &b) == SEQSHIM_OK && b != NULL);
     seqshim_poa_batch_destroy(b);
     bad = params;
     bad.want_msa = 0;
-    b = seqshim_poa_batch_create(&bad, 0);
+    b = NULL;
+    CHECK("create without MSAs", seqshim_poa_batch_create(&bad, 0, &b) == SEQSHIM_OK);
     const char *one[1] = {"ACGT"};
     const char *rows = NULL;
     seqshim_poa_batch_add_window(b, 1, one, NULL, NULL);
     seqshim_poa_batch_run(b);
-    CHECK("no MSA kept", seqshim_poa_batch_get_msa(b, 0, &nrows, &ncols, &rows) == SEQSHIM_POA_E_ARG);
+    CHECK("no MSA kept", seqshim_poa_batch_get_msa(b, 0, &nrows, &ncols, &rows) == SEQSHIM_E_OPTION);
     seqshim_poa_batch_destroy(b);
 
     for (int i = 0; i < nwindows; i++) {

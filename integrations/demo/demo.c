@@ -75,13 +75,14 @@ static int poa_section(void) {
 
     seqshim_poa_params_t params;
     seqshim_poa_params_default(&params);
-    seqshim_poa_batch_t *batch = seqshim_poa_batch_create(&params, 1);
+    seqshim_poa_batch_t *batch = NULL;
     uint64_t id = 0;
     const char *cons = NULL;
     uint32_t len = 0;
-    if (!batch || seqshim_poa_batch_add_window(batch, (uint32_t)n, reads, NULL, &id) != SEQSHIM_POA_OK ||
-        seqshim_poa_batch_run(batch) != SEQSHIM_POA_OK ||
-        seqshim_poa_batch_get_consensus(batch, id, &cons, &len) != SEQSHIM_POA_OK) {
+    if (seqshim_poa_batch_create(&params, 1, &batch) != SEQSHIM_OK ||
+        seqshim_poa_batch_add_window(batch, (uint32_t)n, reads, NULL, &id) != SEQSHIM_OK ||
+        seqshim_poa_batch_run(batch) != SEQSHIM_OK ||
+        seqshim_poa_batch_get_consensus(batch, id, &cons, &len) != SEQSHIM_OK) {
         seqshim_poa_batch_destroy(batch);
         return 1;
     }

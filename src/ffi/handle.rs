@@ -23,6 +23,10 @@ use super::status::{SEQSHIM_E_ARG, SEQSHIM_E_NULL, SEQSHIM_OK, seqshim_status};
 pub trait BatchState: 'static {
     /// Items added since creation or the last reset.
     fn len(&self) -> usize;
+    /// No items.
+    fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
     /// Forgets every item and result; options and reserved room stay.
     fn reset(&mut self);
 }

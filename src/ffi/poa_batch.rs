@@ -2,37 +2,19 @@
 //! `include/seqshim.h`). A batch copies its windows in, runs them all at
 //! once on the CPU pool through the `poa` family's scheduler (bucketed by
 //! read count and longest read, as CONSENT-GPU buckets them), and keeps
-//! per-window results until it is reset or destroyed.
+//! per-window results until it is reset or destroyed. The batch itself is
+//! [`crate::poa::batch::Batch`]; this module checks arguments, converts C
+//! memory and maps outcomes to `seqshim_status`.
 #![allow(non_camel_case_types)]
 
 use std::ffi::c_char;
 use std::ptr;
-use std::sync::Arc;
 
+use super::handle::{self, BatchState};
+use super::status::*;
 use crate::ffi_guard;
-use crate::poa::{BatchConfig, ConsensusRule, WindowJob, WindowResult, WindowStatus};
-
-/// Status of a batch call or of one window.
-pub type seqshim_poa_status_t = i32;
-/// Success; the window has results.
-pub const SEQSHIM_POA_OK: seqshim_poa_status_t = 0;
-/// A null pointer, an unknown window id, or an option out of range (a score
-/// beyond ±`SEQSHIM_POA_MAX_SCORE` included).
-pub const SEQSHIM_POA_E_ARG: seqshim_poa_status_t = 1;
-/// A window with more than `SEQSHIM_POA_MAX_READS` reads.
-pub const SEQSHIM_POA_E_TOO_MANY_SEQS: seqshim_poa_status_t = 2;
-/// A read longer than `SEQSHIM_POA_MAX_READ_LEN` bases.
-pub const SEQSHIM_POA_E_SEQ_TOO_LONG: seqshim_poa_status_t = 3;
-/// Fusion stopped at POA v2's memory bound (`POA_MAX_ALLOC`); no result.
-pub const SEQSHIM_POA_E_GRAPH_TOO_LARGE: seqshim_poa_status_t = 4;
-/// No consensus: the window has no non-empty read, or (heaviest-bundle
-/// rule) POA v2 made no bundle because the heaviest path is under 10 nodes.
-/// The consensus is the empty string.
-pub const SEQSHIM_POA_E_EMPTY: seqshim_poa_status_t = 5;
-/// The window was added but `seqshim_poa_batch_run` has not run it yet.
-pub const SEQSHIM_POA_E_NOT_RUN: seqshim_poa_status_t = 6;
-/// A device failed and SEQSHIM_STRICT forbade the CPU fallback.
-pub const SEQSHIM_POA_E_DEVICE: seqshim_poa_status_t = 7;
+use crate::poa::batch::{Batch, DnaOptions, ResultError};
+use crate::poa::{BatchConfig, ConsensusRule, WindowResult, WindowStatus};
 
 /// `align_mode`: global alignment (CONSENT).
 pub const SEQSHIM_POA_ALIGN_GLOBAL: i32 = 0;
@@ -45,11 +27,12 @@ pub const SEQSHIM_POA_ALIGN_SEMIGLOBAL: i32 = 2;
 pub const SEQSHIM_POA_CONS_COLUMN_MAJORITY: i32 = 0;
 /// `consensus_mode`: POA v2's first heaviest bundle (`CONSENS0` of `-hb`).
 pub const SEQSHIM_POA_CONS_HEAVIEST_BUNDLE: i32 = 1;
-/// Largest magnitude of a score in `seqshim_poa_params_t`.
+/// Largest magnitude of a score in `seqshim_poa_params_t` (beyond it,
+/// create returns `SEQSHIM_E_OPTION`).
 pub const SEQSHIM_POA_MAX_SCORE: u32 = 10_000;
-/// Most reads one window may hold.
+/// Most reads one window may hold (more: `SEQSHIM_E_LIMIT`).
 pub const SEQSHIM_POA_MAX_READS: u32 = 1 << 20;
-/// Longest read a window may hold.
+/// Longest read a window may hold (longer: `SEQSHIM_E_LIMIT`).
 pub const SEQSHIM_POA_MAX_READ_LEN: u32 = 1 << 20;
 
 /// Options of a batch. `seqshim_poa_params_default` fills CONSENT's.
@@ -82,74 +65,84 @@ pub struct seqshim_poa_params_t {
     pub cpu_threads: i32,
 }
 
-struct Window {
-    reads: Vec<Vec<u8>>,
-    result: Option<WindowResult>,
-    /// The consensus with a NUL after it, for C callers.
-    consensus_c: Vec<u8>,
-}
-
-/// An opaque batch of windows.
+/// An opaque batch of windows: the family's batch and, for C callers, each
+/// run window's consensus with a NUL after it.
 pub struct seqshim_poa_batch_t {
-    config: Arc<BatchConfig>,
-    windows: Vec<Window>,
+    batch: Batch,
+    consensus_c: Vec<Vec<u8>>,
 }
 
-fn config_from(p: &seqshim_poa_params_t) -> Option<BatchConfig> {
+impl BatchState for seqshim_poa_batch_t {
+    fn len(&self) -> usize {
+        self.batch.len()
+    }
+
+    /// Removes every window and result; the options stay and ids start at
+    /// 0 again.
+    fn reset(&mut self) {
+        self.batch.reset();
+        self.consensus_c.clear();
+    }
+}
+
+impl seqshim_poa_batch_t {
+    /// Keeps a NUL-terminated copy of each consensus that has none yet.
+    /// Results only come from runs, which run every pending window, so the
+    /// windows with results are always the first ones.
+    fn store_consensus(&mut self) {
+        while let Ok(r) = self.batch.result(self.consensus_c.len() as u64) {
+            let mut c = Vec::with_capacity(r.consensus.len() + 1);
+            c.extend_from_slice(&r.consensus);
+            c.push(0);
+            self.consensus_c.push(c);
+        }
+    }
+}
+
+/// The family configuration of `p`, or the status saying what is wrong.
+fn config_from(p: &seqshim_poa_params_t) -> Result<BatchConfig, seqshim_status> {
     let consensus = match p.consensus_mode {
         SEQSHIM_POA_CONS_COLUMN_MAJORITY => ConsensusRule::ColumnMajority,
         SEQSHIM_POA_CONS_HEAVIEST_BUNDLE => ConsensusRule::HeaviestBundle,
-        _ => return None,
+        _ => return Err(SEQSHIM_E_OPTION),
     };
     let global = match p.align_mode {
         SEQSHIM_POA_ALIGN_GLOBAL => true,
         SEQSHIM_POA_ALIGN_LOCAL => false,
-        _ => return None,
+        _ => return Err(SEQSHIM_E_OPTION),
     };
-    if p.max_seqs_per_window < 1 || !(1..=4096).contains(&p.gap_trunc_len) || p.device < -1 {
-        return None;
-    }
-    // The aligner's sums are `i32` with a −999,999 floor (POA v2's
-    // MINUS_INFINITY): scores beyond this bound would overflow or sink
-    // below it and give a wrong consensus with status OK.
-    let scores = [p.match_score, p.mismatch, p.gap_open, p.gap_extend];
-    if scores
-        .iter()
-        .any(|v| v.unsigned_abs() > SEQSHIM_POA_MAX_SCORE)
-    {
-        return None;
-    }
-    let matrix = BatchConfig::dna_matrix(
-        p.match_score,
-        p.mismatch,
-        p.gap_open,
-        p.gap_extend,
-        p.gap_trunc_len,
-    )
-    .ok()?;
-    Some(BatchConfig {
-        matrix,
+    let (Ok(max_seqs), true) = (usize::try_from(p.max_seqs_per_window), p.device >= -1) else {
+        return Err(SEQSHIM_E_OPTION);
+    };
+    BatchConfig::dna(&DnaOptions {
+        match_score: p.match_score,
+        mismatch: p.mismatch,
+        gap_open: p.gap_open,
+        gap_extend: p.gap_extend,
+        gap_truncation: p.gap_trunc_len,
         global,
         consensus,
-        max_seqs: p.max_seqs_per_window as usize,
+        max_seqs,
         want_msa: p.want_msa != 0,
     })
+    // Every refusal is an option out of range.
+    .map_err(|_| SEQSHIM_E_OPTION)
 }
 
 /// Fills `params` with CONSENT's settings: 5 / −10 / −5 / −5, truncation 16,
-/// global, column majority, 150 reads, MSA kept, CPU. Returns
-/// `SEQSHIM_POA_E_ARG` for a null pointer.
+/// global, column majority, 150 reads, MSA kept, CPU. Returns `SEQSHIM_OK`,
+/// or `SEQSHIM_E_NULL` for a null pointer.
 ///
 /// # Safety
 /// `params` must be null or writable.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn seqshim_poa_params_default(
     params: *mut seqshim_poa_params_t,
-) -> seqshim_poa_status_t {
-    ffi_guard!(SEQSHIM_POA_E_ARG, {
+) -> seqshim_status {
+    ffi_guard!({
         // SAFETY: null or writable per the contract.
         let Some(p) = (unsafe { params.as_mut() }) else {
-            return SEQSHIM_POA_E_ARG;
+            return SEQSHIM_E_NULL;
         };
         *p = seqshim_poa_params_t {
             match_score: 5,
@@ -164,45 +157,59 @@ pub unsafe extern "C" fn seqshim_poa_params_default(
             device: -1,
             cpu_threads: 0,
         };
-        SEQSHIM_POA_OK
+        SEQSHIM_OK
     })
 }
 
-/// A new empty batch, or null when `params` is null or out of range (an
-/// unknown mode, semi-global alignment, `max_seqs_per_window < 1`,
-/// `gap_trunc_len` outside 1..4096). `expected_windows` reserves room.
+/// Creates an empty batch with these parameters and stores it in `*out`
+/// (left untouched on failure). `expected_windows` reserves room (a hint,
+/// capped). Returns `SEQSHIM_OK`, `SEQSHIM_E_NULL` (`params` or `out`
+/// null) or `SEQSHIM_E_OPTION` (an unknown mode, semi-global alignment,
+/// `max_seqs_per_window < 1`, `gap_trunc_len` outside 1..4096, `device <
+/// −1`, or a score beyond ±`SEQSHIM_POA_MAX_SCORE`), each failure with one
+/// warning line.
 ///
 /// # Safety
-/// `params` must be null or point to a `seqshim_poa_params_t`. Free the
-/// batch with `seqshim_poa_batch_destroy`. A batch may be used from one
-/// thread at a time; different batches from any threads at once.
+/// `params` must be null or point to a `seqshim_poa_params_t`; `out` null
+/// or writable. Free the batch with `seqshim_poa_batch_destroy`. A batch
+/// may be used from one thread at a time; different batches from any
+/// threads at once.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn seqshim_poa_batch_create(
     params: *const seqshim_poa_params_t,
     expected_windows: usize,
-) -> *mut seqshim_poa_batch_t {
-    ffi_guard!(ptr::null_mut(), {
+    out: *mut *mut seqshim_poa_batch_t,
+) -> seqshim_status {
+    ffi_guard!({
         // SAFETY: null or valid per the contract.
-        let Some(p) = (unsafe { params.as_ref() }) else {
-            return ptr::null_mut();
+        let (Some(p), false) = (unsafe { params.as_ref() }, out.is_null()) else {
+            return SEQSHIM_E_NULL;
         };
-        let Some(config) = config_from(p) else {
-            crate::log_warn!("seqshim_poa_batch_create: parameters out of range: {p:?}");
-            return ptr::null_mut();
+        let config = match config_from(p) {
+            Ok(c) => c,
+            Err(status) => {
+                crate::log_warn!("seqshim_poa_batch_create: parameters out of range: {p:?}");
+                return status;
+            }
         };
-        Box::into_raw(Box::new(seqshim_poa_batch_t {
-            config: Arc::new(config),
-            // A hint only: a wild value must not become an allocation the
-            // process cannot survive.
-            windows: Vec::with_capacity(expected_windows.min(1 << 16)),
-        }))
+        let state = seqshim_poa_batch_t {
+            batch: Batch::new(config, expected_windows),
+            consensus_c: Vec::new(),
+        };
+        // SAFETY: `out` is non-null (checked above) and writable per the
+        // contract.
+        unsafe { handle::create(state, out) }
     })
 }
 
 /// Copies a window of `nseq` reads into the batch and writes its id (0, 1,
 /// ... in order of addition) to `out_window_id` when that is not null.
 /// `lens` may be null for NUL-terminated reads; a null read with length 0 is
-/// an empty read.
+/// an empty read. Returns `SEQSHIM_OK`, `SEQSHIM_E_NULL` (a null batch, a
+/// null `seqs` with `nseq > 0`, a null read with a length) or
+/// `SEQSHIM_E_LIMIT` (more than `SEQSHIM_POA_MAX_READS` reads, or a read
+/// longer than `SEQSHIM_POA_MAX_READ_LEN` bases); on failure nothing is
+/// added.
 ///
 /// # Safety
 /// `b` must be null or a live batch; `seqs` must be valid for `nseq`
@@ -215,17 +222,18 @@ pub unsafe extern "C" fn seqshim_poa_batch_add_window(
     seqs: *const *const c_char,
     lens: *const u32,
     out_window_id: *mut u64,
-) -> seqshim_poa_status_t {
-    ffi_guard!(SEQSHIM_POA_E_ARG, {
+) -> seqshim_status {
+    ffi_guard!({
         // SAFETY: null or a live batch per the contract.
-        let Some(batch) = (unsafe { b.as_mut() }) else {
-            return SEQSHIM_POA_E_ARG;
+        let b = match unsafe { handle::state_mut(b) } {
+            Ok(b) => b,
+            Err(status) => return status,
         };
         if nseq > SEQSHIM_POA_MAX_READS {
-            return SEQSHIM_POA_E_TOO_MANY_SEQS;
+            return SEQSHIM_E_LIMIT;
         }
         if nseq > 0 && seqs.is_null() {
-            return SEQSHIM_POA_E_ARG;
+            return SEQSHIM_E_NULL;
         }
         let mut reads = Vec::with_capacity(nseq as usize);
         for i in 0..nseq as usize {
@@ -238,87 +246,67 @@ pub unsafe extern "C" fn seqshim_poa_batch_add_window(
                 // SAFETY: lens valid for nseq; the read for lens[i] bytes.
                 match unsafe { super::guard::bytes(p.cast(), *lens.add(i) as usize) } {
                     Some(r) => r,
-                    None => return SEQSHIM_POA_E_ARG,
+                    None => return SEQSHIM_E_NULL,
                 }
             };
             if read.len() > SEQSHIM_POA_MAX_READ_LEN as usize {
-                return SEQSHIM_POA_E_SEQ_TOO_LONG;
+                return SEQSHIM_E_LIMIT;
             }
             reads.push(read.to_vec());
         }
-        let id = batch.windows.len() as u64;
-        batch.windows.push(Window {
-            reads,
-            result: None,
-            consensus_c: Vec::new(),
-        });
+        let id = b.batch.add_window(reads);
         // SAFETY: null or writable per the contract.
         if let Some(out) = unsafe { out_window_id.as_mut() } {
             *out = id;
         }
-        SEQSHIM_POA_OK
+        SEQSHIM_OK
     })
 }
 
 /// Runs every window added since the last run, in parallel on the CPU pool.
-/// Returns `SEQSHIM_POA_OK` (per-window outcomes come from
-/// `seqshim_poa_batch_window_status`) or `SEQSHIM_POA_E_ARG` for null.
+/// Returns `SEQSHIM_OK` (per-window outcomes come from
+/// `seqshim_poa_batch_window_status`) or `SEQSHIM_E_NULL` for null.
 ///
 /// # Safety
 /// `b` must be null or a live batch, not used by another thread meanwhile.
 #[unsafe(no_mangle)]
-pub unsafe extern "C" fn seqshim_poa_batch_run(
-    b: *mut seqshim_poa_batch_t,
-) -> seqshim_poa_status_t {
-    ffi_guard!(SEQSHIM_POA_E_ARG, {
+pub unsafe extern "C" fn seqshim_poa_batch_run(b: *mut seqshim_poa_batch_t) -> seqshim_status {
+    ffi_guard!({
         // SAFETY: null or a live batch per the contract.
-        let Some(batch) = (unsafe { b.as_mut() }) else {
-            return SEQSHIM_POA_E_ARG;
+        let b = match unsafe { handle::state_mut(b) } {
+            Ok(b) => b,
+            Err(status) => return status,
         };
-        let pending: Vec<usize> = (0..batch.windows.len())
-            .filter(|&i| batch.windows[i].result.is_none())
-            .collect();
-        // The reads stay until their results are stored, so a run that
-        // fails (a panic caught at the boundary) can be run again.
-        let jobs = pending
-            .iter()
-            .map(|&i| WindowJob {
-                reads: batch.windows[i].reads.clone(),
-                config: batch.config.clone(),
-            })
-            .collect();
-        let results = crate::poa::run_windows(jobs);
-        for (&i, r) in pending.iter().zip(results) {
-            let w = &mut batch.windows[i];
-            w.reads = Vec::new();
-            w.consensus_c = r.consensus.clone();
-            w.consensus_c.push(0);
-            w.result = Some(r);
-        }
-        SEQSHIM_POA_OK
+        b.batch.run();
+        b.store_consensus();
+        SEQSHIM_OK
     })
 }
 
-fn window(b: &seqshim_poa_batch_t, id: u64) -> Result<&WindowResult, seqshim_poa_status_t> {
-    let w = usize::try_from(id)
-        .ok()
-        .and_then(|i| b.windows.get(i))
-        .ok_or(SEQSHIM_POA_E_ARG)?;
-    w.result.as_ref().ok_or(SEQSHIM_POA_E_NOT_RUN)
+/// The result of window `id`, or the status saying why there is none.
+fn window(b: &seqshim_poa_batch_t, id: u64) -> Result<&WindowResult, seqshim_status> {
+    b.batch.result(id).map_err(|e| match e {
+        ResultError::UnknownWindow => SEQSHIM_E_INDEX,
+        ResultError::NotRun => SEQSHIM_E_STATE,
+    })
 }
 
-fn status_of(r: &WindowResult) -> seqshim_poa_status_t {
+fn status_of(r: &WindowResult) -> seqshim_status {
     match r.status {
-        WindowStatus::Ok => SEQSHIM_POA_OK,
-        WindowStatus::Empty => SEQSHIM_POA_E_EMPTY,
-        WindowStatus::GraphTooLarge => SEQSHIM_POA_E_GRAPH_TOO_LARGE,
-        WindowStatus::Device => SEQSHIM_POA_E_DEVICE,
+        WindowStatus::Ok => SEQSHIM_OK,
+        WindowStatus::Empty => SEQSHIM_E_EMPTY,
+        WindowStatus::GraphTooLarge => SEQSHIM_E_LIMIT,
+        WindowStatus::Device => SEQSHIM_E_DEVICE,
     }
 }
 
-/// The outcome of window `id`: `SEQSHIM_POA_OK`, `_E_EMPTY`,
-/// `_E_GRAPH_TOO_LARGE`, `_E_DEVICE`, `_E_NOT_RUN` before the run, `_E_ARG`
-/// for an unknown id or a null batch.
+/// The outcome of window `id`: `SEQSHIM_OK`; `SEQSHIM_E_EMPTY` (no
+/// non-empty read, or, heaviest-bundle rule, POA v2 made no bundle because
+/// the heaviest path is under 10 nodes); `SEQSHIM_E_LIMIT` (fusion stopped
+/// at POA v2's memory bound, `POA_MAX_ALLOC`: no result); `SEQSHIM_E_DEVICE`
+/// (a device failed and SEQSHIM_STRICT forbade the CPU fallback);
+/// `SEQSHIM_E_STATE` before the window has run; `SEQSHIM_E_INDEX` for an
+/// unknown id; `SEQSHIM_E_NULL` for a null batch.
 ///
 /// # Safety
 /// `b` must be null or a live batch.
@@ -326,13 +314,14 @@ fn status_of(r: &WindowResult) -> seqshim_poa_status_t {
 pub unsafe extern "C" fn seqshim_poa_batch_window_status(
     b: *const seqshim_poa_batch_t,
     id: u64,
-) -> seqshim_poa_status_t {
-    ffi_guard!(SEQSHIM_POA_E_ARG, {
+) -> seqshim_status {
+    ffi_guard!({
         // SAFETY: null or a live batch per the contract.
-        let Some(batch) = (unsafe { b.as_ref() }) else {
-            return SEQSHIM_POA_E_ARG;
+        let b = match unsafe { handle::state(b) } {
+            Ok(b) => b,
+            Err(status) => return status,
         };
-        match window(batch, id) {
+        match window(b, id) {
             Ok(r) => status_of(r),
             Err(e) => e,
         }
@@ -341,8 +330,9 @@ pub unsafe extern "C" fn seqshim_poa_batch_window_status(
 
 /// The consensus of window `id`, NUL-terminated, borrowed until the batch is
 /// reset or destroyed; `len` (optional) gets its length. An empty window
-/// gives `""` with `SEQSHIM_POA_E_EMPTY`. Other failures leave the outputs
-/// untouched.
+/// gives `""` with `SEQSHIM_E_EMPTY`. Other failures (the statuses of
+/// `seqshim_poa_batch_window_status`, `SEQSHIM_E_NULL` for a null `cons`)
+/// leave the outputs untouched.
 ///
 /// # Safety
 /// `b` must be null or a live batch; `cons` and `len` null or writable.
@@ -352,27 +342,31 @@ pub unsafe extern "C" fn seqshim_poa_batch_get_consensus(
     id: u64,
     cons: *mut *const c_char,
     len: *mut u32,
-) -> seqshim_poa_status_t {
-    ffi_guard!(SEQSHIM_POA_E_ARG, {
+) -> seqshim_status {
+    ffi_guard!({
         // SAFETY: null or a live batch per the contract.
-        let Some(batch) = (unsafe { b.as_ref() }) else {
-            return SEQSHIM_POA_E_ARG;
+        let b = match unsafe { handle::state(b) } {
+            Ok(b) => b,
+            Err(status) => return status,
         };
         if cons.is_null() {
-            return SEQSHIM_POA_E_ARG;
+            return SEQSHIM_E_NULL;
         }
-        let r = match window(batch, id) {
+        let r = match window(b, id) {
             Ok(r) => r,
             Err(e) => return e,
         };
         let status = status_of(r);
-        if status != SEQSHIM_POA_OK && status != SEQSHIM_POA_E_EMPTY {
+        if status != SEQSHIM_OK && status != SEQSHIM_E_EMPTY {
             return status;
         }
-        let w = &batch.windows[id as usize];
+        // Every window with a result has its C copy (stored by the run).
+        let Some(c) = b.consensus_c.get(id as usize) else {
+            return SEQSHIM_E_INTERNAL;
+        };
         // SAFETY: writable per the contract.
         unsafe {
-            *cons = w.consensus_c.as_ptr().cast();
+            *cons = c.as_ptr().cast();
             if let Some(l) = len.as_mut() {
                 *l = r.consensus.len() as u32;
             }
@@ -383,8 +377,10 @@ pub unsafe extern "C" fn seqshim_poa_batch_get_consensus(
 
 /// The MSA of window `id`: `nrows` rows (the used reads, in input order,
 /// empty reads skipped) of `ncols` bytes each, row-major, `-` for gaps, not
-/// NUL-terminated, borrowed until reset or destroy. `SEQSHIM_POA_E_ARG` when
-/// the batch was created with `want_msa = 0`.
+/// NUL-terminated, borrowed until reset or destroy. Returns `SEQSHIM_OK`,
+/// `SEQSHIM_E_NULL` (a null batch or output), `SEQSHIM_E_OPTION` when the
+/// batch was created with `want_msa = 0`, or the window's failure as
+/// `seqshim_poa_batch_window_status` gives it (`SEQSHIM_E_EMPTY` included).
 ///
 /// # Safety
 /// `b` must be null or a live batch; the outputs must be writable.
@@ -395,21 +391,25 @@ pub unsafe extern "C" fn seqshim_poa_batch_get_msa(
     nrows: *mut u32,
     ncols: *mut u32,
     rows_rowmajor: *mut *const c_char,
-) -> seqshim_poa_status_t {
-    ffi_guard!(SEQSHIM_POA_E_ARG, {
+) -> seqshim_status {
+    ffi_guard!({
         // SAFETY: null or a live batch per the contract.
-        let Some(batch) = (unsafe { b.as_ref() }) else {
-            return SEQSHIM_POA_E_ARG;
+        let b = match unsafe { handle::state(b) } {
+            Ok(b) => b,
+            Err(status) => return status,
         };
-        if nrows.is_null() || ncols.is_null() || rows_rowmajor.is_null() || !batch.config.want_msa {
-            return SEQSHIM_POA_E_ARG;
+        if nrows.is_null() || ncols.is_null() || rows_rowmajor.is_null() {
+            return SEQSHIM_E_NULL;
         }
-        let r = match window(batch, id) {
+        if !b.batch.config().want_msa {
+            return SEQSHIM_E_OPTION;
+        }
+        let r = match window(b, id) {
             Ok(r) => r,
             Err(e) => return e,
         };
         let status = status_of(r);
-        if status != SEQSHIM_POA_OK {
+        if status != SEQSHIM_OK {
             return status;
         }
         // SAFETY: writable per the contract.
@@ -418,7 +418,7 @@ pub unsafe extern "C" fn seqshim_poa_batch_get_msa(
             *ncols = r.ncols as u32;
             *rows_rowmajor = r.msa.as_ptr().cast();
         }
-        SEQSHIM_POA_OK
+        SEQSHIM_OK
     })
 }
 
@@ -428,48 +428,44 @@ pub unsafe extern "C" fn seqshim_poa_batch_get_msa(
 /// `b` must be null or a live batch.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn seqshim_poa_batch_size(b: *const seqshim_poa_batch_t) -> usize {
-    ffi_guard!(0, {
-        // SAFETY: null or a live batch per the contract.
-        unsafe { b.as_ref() }.map_or(0, |b| b.windows.len())
-    })
+    // SAFETY: null or a live batch per the contract.
+    ffi_guard!({ unsafe { handle::len(b) } })
 }
 
 /// Removes every window and result, keeping the options; ids start at 0
-/// again. Pointers from the getters become invalid.
+/// again. Pointers from the getters become invalid. Returns `SEQSHIM_OK`
+/// or `SEQSHIM_E_NULL`.
 ///
 /// # Safety
 /// `b` must be null or a live batch.
 #[unsafe(no_mangle)]
-pub unsafe extern "C" fn seqshim_poa_batch_reset(b: *mut seqshim_poa_batch_t) {
-    ffi_guard!((), {
-        // SAFETY: null or a live batch per the contract.
-        if let Some(batch) = unsafe { b.as_mut() } {
-            batch.windows.clear();
-        }
-    })
+pub unsafe extern "C" fn seqshim_poa_batch_reset(b: *mut seqshim_poa_batch_t) -> seqshim_status {
+    // SAFETY: null or a live batch per the contract.
+    ffi_guard!({ unsafe { handle::reset(b) } })
 }
 
-/// Frees the batch. Null is a no-op.
+/// Frees the batch. Null is ignored, and so is a second destroy of the same
+/// batch (with a warning).
 ///
 /// # Safety
-/// `b` must be null or a batch from `seqshim_poa_batch_create` not yet
-/// destroyed; it must not be used afterwards.
+/// `b` must be null or a batch from `seqshim_poa_batch_create`; it must not
+/// be used afterwards.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn seqshim_poa_batch_destroy(b: *mut seqshim_poa_batch_t) {
-    ffi_guard!((), {
-        if !b.is_null() {
-            // SAFETY: made by Box::into_raw in create, destroyed once.
-            drop(unsafe { Box::from_raw(b) });
-        }
-    })
+    // SAFETY: null or a batch from `seqshim_poa_batch_create` per the
+    // contract; a second destroy is recognised and ignored.
+    ffi_guard!({ unsafe { handle::destroy(b) } })
 }
 
 /// One call for many windows: window `w` has `nseq[w]` reads `seqs[w][i]`
 /// of `lens[w][i]` bytes (`lens` or `lens[w]` may be null for
 /// NUL-terminated reads). `out_cons[w]` gets a `malloc`ed NUL-terminated
 /// consensus (free it with `free`; null when the window failed),
-/// `out_len[w]` its length and `out_status[w]` the window's status (both
-/// optional). Returns `SEQSHIM_POA_OK` or the first argument error.
+/// `out_len[w]` its length and `out_status[w]` the window's status as
+/// `seqshim_poa_batch_window_status` gives it (both optional;
+/// `SEQSHIM_E_STATE` for windows not run because of an argument error).
+/// Returns `SEQSHIM_OK` or the first argument error (as
+/// `seqshim_poa_batch_create` and `seqshim_poa_batch_add_window` give it).
 ///
 /// # Safety
 /// `p` must point to parameters; `nseq`, `seqs` and `out_cons` must be
@@ -484,16 +480,17 @@ pub unsafe extern "C" fn seqshim_poa_consensus_many(
     lens: *const *const u32,
     out_cons: *mut *mut c_char,
     out_len: *mut u32,
-    out_status: *mut seqshim_poa_status_t,
-) -> seqshim_poa_status_t {
-    ffi_guard!(SEQSHIM_POA_E_ARG, {
+    out_status: *mut seqshim_status,
+) -> seqshim_status {
+    ffi_guard!({
         if nwin > 0 && (nseq.is_null() || seqs.is_null() || out_cons.is_null()) {
-            return SEQSHIM_POA_E_ARG;
+            return SEQSHIM_E_NULL;
         }
-        // SAFETY: forwarded from the contract.
-        let b = unsafe { seqshim_poa_batch_create(p, nwin) };
-        if b.is_null() {
-            return SEQSHIM_POA_E_ARG;
+        let mut b: *mut seqshim_poa_batch_t = ptr::null_mut();
+        // SAFETY: forwarded from the contract; `b` is writable.
+        let status = unsafe { seqshim_poa_batch_create(p, nwin, &mut b) };
+        if status != SEQSHIM_OK {
+            return status;
         }
         // Every output is defined before anything can fail, so a caller
         // that frees `out_cons[w]` after an argument error frees nulls.
@@ -505,11 +502,11 @@ pub unsafe extern "C" fn seqshim_poa_consensus_many(
                     *out_len.add(w) = 0;
                 }
                 if !out_status.is_null() {
-                    *out_status.add(w) = SEQSHIM_POA_E_NOT_RUN;
+                    *out_status.add(w) = SEQSHIM_E_STATE;
                 }
             }
         }
-        let mut status = SEQSHIM_POA_OK;
+        let mut status = SEQSHIM_OK;
         for w in 0..nwin {
             // SAFETY: the per-window arrays are valid per the contract.
             let s = unsafe {
@@ -520,14 +517,16 @@ pub unsafe extern "C" fn seqshim_poa_consensus_many(
                 };
                 seqshim_poa_batch_add_window(b, *nseq.add(w), *seqs.add(w), l, ptr::null_mut())
             };
-            if s != SEQSHIM_POA_OK {
+            if s != SEQSHIM_OK {
                 status = s;
                 break;
             }
         }
-        if status == SEQSHIM_POA_OK {
+        if status == SEQSHIM_OK {
             // SAFETY: b is live and used by this thread only.
-            unsafe { seqshim_poa_batch_run(b) };
+            status = unsafe { seqshim_poa_batch_run(b) };
+        }
+        if status == SEQSHIM_OK {
             for w in 0..nwin {
                 let mut c: *const c_char = ptr::null();
                 let mut l = 0u32;
@@ -555,4 +554,72 @@ pub unsafe extern "C" fn seqshim_poa_consensus_many(
         unsafe { seqshim_poa_batch_destroy(b) };
         status
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn limits_match_the_family() {
+        assert_eq!(SEQSHIM_POA_MAX_SCORE, crate::poa::batch::MAX_SCORE);
+    }
+
+    #[test]
+    fn lifecycle_statuses() {
+        let mut p = std::mem::MaybeUninit::<seqshim_poa_params_t>::uninit();
+        let mut b: *mut seqshim_poa_batch_t = ptr::null_mut();
+        // SAFETY: valid pointers, null where that is the case under test;
+        // the batch is destroyed twice on purpose.
+        unsafe {
+            assert_eq!(seqshim_poa_params_default(p.as_mut_ptr()), SEQSHIM_OK);
+            let p = p.assume_init();
+            assert_eq!(
+                seqshim_poa_batch_create(&p, 1, ptr::null_mut()),
+                SEQSHIM_E_NULL
+            );
+            assert_eq!(
+                seqshim_poa_batch_create(ptr::null(), 1, &mut b),
+                SEQSHIM_E_NULL
+            );
+            let mut bad = p;
+            bad.align_mode = SEQSHIM_POA_ALIGN_SEMIGLOBAL;
+            assert_eq!(seqshim_poa_batch_create(&bad, 1, &mut b), SEQSHIM_E_OPTION);
+            let mut bad = p;
+            bad.gap_open = -(SEQSHIM_POA_MAX_SCORE as i32) - 1;
+            assert_eq!(seqshim_poa_batch_create(&bad, 1, &mut b), SEQSHIM_E_OPTION);
+            assert!(b.is_null());
+            assert_eq!(seqshim_poa_batch_create(&p, 1, &mut b), SEQSHIM_OK);
+            let reads = [
+                c"ACGTACGTAAGGTTCCAGT".as_ptr(),
+                c"ACGTTCGTAAGGTCCAGTT".as_ptr(),
+            ];
+            let mut id = 9;
+            assert_eq!(
+                seqshim_poa_batch_add_window(b, 2, reads.as_ptr(), ptr::null(), &mut id),
+                SEQSHIM_OK
+            );
+            assert_eq!(id, 0);
+            assert_eq!(seqshim_poa_batch_window_status(b, 0), SEQSHIM_E_STATE);
+            assert_eq!(seqshim_poa_batch_window_status(b, 1), SEQSHIM_E_INDEX);
+            assert_eq!(seqshim_poa_batch_run(b), SEQSHIM_OK);
+            assert_eq!(seqshim_poa_batch_window_status(b, 0), SEQSHIM_OK);
+            let (mut cons, mut len) = (ptr::null(), 0);
+            assert_eq!(
+                seqshim_poa_batch_get_consensus(b, 0, &mut cons, &mut len),
+                SEQSHIM_OK
+            );
+            assert_eq!(
+                std::ffi::CStr::from_ptr(cons).to_bytes().len(),
+                len as usize
+            );
+            assert_eq!(seqshim_poa_batch_size(b), 1);
+            assert_eq!(seqshim_poa_batch_reset(b), SEQSHIM_OK);
+            assert_eq!(seqshim_poa_batch_size(b), 0);
+            assert_eq!(seqshim_poa_batch_window_status(b, 0), SEQSHIM_E_INDEX);
+            assert_eq!(seqshim_poa_batch_reset(ptr::null_mut()), SEQSHIM_E_NULL);
+            seqshim_poa_batch_destroy(b);
+            seqshim_poa_batch_destroy(b);
+        }
+    }
 }

@@ -101,6 +101,67 @@ pub(crate) fn add_link(list: &mut Vec<Link>, ipos: i32) {
     }
 }
 
+/// Upstream's `limit_residues`: every residue missing from `allowed`
+/// becomes `allowed[0]` (0 when the list is empty).
+pub fn limit_residues(residues: &mut [u8], allowed: &[u8]) {
+    let first = allowed.first().copied().unwrap_or(0);
+    for c in residues.iter_mut() {
+        if !allowed.contains(c) {
+            *c = first;
+        }
+    }
+}
+
+/// Upstream's symbol lookup (`index_symbols`, `lpo_index_symbols`): the
+/// last position of `c` in `symbols`, the last symbol's for a residue that
+/// is none of them (0 when the list is empty).
+#[inline]
+pub fn symbol_index(symbols: &[u8], c: u8) -> u8 {
+    symbols
+        .iter()
+        .rposition(|&s| s == c)
+        .unwrap_or(symbols.len().saturating_sub(1)) as u8
+}
+
+/// Upstream's `index_symbols`: every residue becomes its [`symbol_index`].
+pub fn index_symbols(residues: &mut [u8], symbols: &[u8]) {
+    for c in residues.iter_mut() {
+        *c = symbol_index(symbols, *c);
+    }
+}
+
+/// Upstream's `lpo_init`: the letters of a linear graph of `codes` (symbol
+/// indices), letter `i` linked to `i − 1` and `i + 1`, passed by sequence 0
+/// at position `i`, alone on its alignment ring.
+pub fn linear_letters(codes: &[u8]) -> Vec<Letter> {
+    let n = codes.len() as i32;
+    (0..n)
+        .map(|i| Letter {
+            left: if i > 0 {
+                vec![Link {
+                    ipos: i - 1,
+                    score: 0,
+                }]
+            } else {
+                Vec::new()
+            },
+            right: if i + 1 < n {
+                vec![Link {
+                    ipos: i + 1,
+                    score: 0,
+                }]
+            } else {
+                Vec::new()
+            },
+            source: vec![SourceRef { iseq: 0, ipos: i }],
+            align_ring: i,
+            ring_id: i,
+            score: 0.0,
+            letter: codes[i as usize],
+        })
+        .collect()
+}
+
 impl Lpo {
     pub fn len(&self) -> usize {
         self.letters.len()
@@ -145,46 +206,14 @@ impl Lpo {
     /// list become `symbol[0]`, every residue becomes its symbol index, and a
     /// linear graph with one source is built.
     pub fn initialize(&mut self, m: &ScoreMatrix) {
-        let first = m.symbols[0];
-        for c in self.sequence.iter_mut() {
-            if !m.symbols.contains(c) {
-                *c = first;
-            }
-        }
-        for c in self.sequence.iter_mut() {
-            *c = m.index_of(*c);
-        }
-        let n = self.sequence.len() as i32;
-        self.letters = (0..n)
-            .map(|i| Letter {
-                left: if i > 0 {
-                    vec![Link {
-                        ipos: i - 1,
-                        score: 0,
-                    }]
-                } else {
-                    Vec::new()
-                },
-                right: if i + 1 < n {
-                    vec![Link {
-                        ipos: i + 1,
-                        score: 0,
-                    }]
-                } else {
-                    Vec::new()
-                },
-                source: vec![SourceRef { iseq: 0, ipos: i }],
-                align_ring: i,
-                ring_id: i,
-                score: 0.0,
-                letter: self.sequence[i as usize],
-            })
-            .collect();
+        limit_residues(&mut self.sequence, &m.symbols);
+        index_symbols(&mut self.sequence, &m.symbols);
+        self.letters = linear_letters(&self.sequence);
         self.sources.clear();
         self.sources.push(SourceInfo {
             name: self.name.clone(),
             title: self.title.clone(),
-            length: n,
+            length: self.sequence.len() as i32,
             istart: 0,
             weight: 1,
             bundle_id: NO_BUNDLE,
@@ -234,5 +263,39 @@ impl Lpo {
             }
         }
         n + 1
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The routines the BOA ABI's `initialize_seqs_as_lpo` shares: limiting,
+    /// last-place lookup (unknown → last symbol), and the linear graph.
+    #[test]
+    fn linear_initialisation() {
+        let symbols = b"ACGTA?";
+        let mut residues = b"ACxGTN".to_vec();
+        limit_residues(&mut residues, symbols);
+        assert_eq!(residues, b"ACAGTA");
+        residues.push(b'z');
+        index_symbols(&mut residues, symbols);
+        assert_eq!(residues, [4, 1, 4, 2, 3, 4, 5]);
+        assert_eq!(symbol_index(b"", b'A'), 0);
+        let letters = linear_letters(&[7, 8, 9]);
+        assert_eq!(letters.len(), 3);
+        assert!(letters[0].left.is_empty());
+        assert_eq!(letters[1].left, [Link { ipos: 0, score: 0 }]);
+        assert_eq!(letters[1].right, [Link { ipos: 2, score: 0 }]);
+        assert!(letters[2].right.is_empty());
+        assert_eq!(letters[2].source, [SourceRef { iseq: 0, ipos: 2 }]);
+        assert_eq!((letters[2].ring_id, letters[2].align_ring), (2, 2));
+        assert_eq!(letters[1].letter, 8);
+        let m = ScoreMatrix::boa_dna();
+        let mut l = Lpo::create_seq("r", None, b"AC GT", CaseSwitch::Keep);
+        l.initialize(&m);
+        assert_eq!(l.letters, linear_letters(&l.sequence));
+        assert_eq!(l.sources.len(), 1);
+        assert_eq!(l.sources[0].length, 4);
     }
 }

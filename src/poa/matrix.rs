@@ -306,10 +306,7 @@ impl ScoreMatrix {
     /// (upstream's `index_symbols`, which scans from the end, so a symbol
     /// listed twice maps to its last place).
     pub fn index_of(&self, c: u8) -> u8 {
-        self.symbols
-            .iter()
-            .rposition(|&s| s == c)
-            .unwrap_or(self.symbols.len() - 1) as u8
+        super::graph::symbol_index(&self.symbols, c)
     }
 }
 

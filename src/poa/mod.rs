@@ -10,9 +10,11 @@
 //! - [`msa`]: `xlate_lpo_to_al`; [`bundle`]: `heaviest_bundle` /
 //!   `generate_lpo_bundles`; [`consensus`]: BMEAN's column majority.
 //!
-//! The window helpers at the bottom chain these the way CONSENT does.
+//! The window helpers at the bottom chain these the way CONSENT does;
+//! [`batch`] holds many windows and runs them together.
 
 pub mod align;
+pub mod batch;
 pub mod build;
 pub mod bundle;
 pub mod consensus;

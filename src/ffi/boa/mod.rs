@@ -25,7 +25,7 @@ use std::ptr;
 use convert::{
     c_str, c_str_bounded, calloc_array, free_letter_lists, free_source_infos, is_c_space,
     matrix_from_c, name_bytes, push_source, read_letters, read_lpo, read_source_infos, set_name,
-    store_lpo, strdup_bytes,
+    store_lpo, strdup_bytes, write_letter,
 };
 use types::{
     LpoLetter, LpoSequence, LpoSourceInfo, NAME_MAX, ResidueScoreMatrix, SYMBOL_MAX,
@@ -290,58 +290,45 @@ pub unsafe extern "C" fn initialize_seqs_as_lpo(
     })
 }
 
-/// `limit_residues` + `index_symbols` + `lpo_init` for one sequence.
+/// The symbol list of a C matrix: its first `nsymbol` entries (at most
+/// `SYMBOL_MAX`), as index lookups see it.
+fn symbols_of(m: &ResidueScoreMatrix) -> Vec<u8> {
+    let nsym = usize::try_from(m.nsymbol).unwrap_or(0).min(SYMBOL_MAX);
+    m.symbol[..nsym].iter().map(|&c| c as u8).collect()
+}
+
+/// `limit_residues` + `index_symbols` + `lpo_init` for one sequence (the
+/// family's [`poa::graph`] functions), written into the C structures.
 ///
 /// # Safety
 /// As [`initialize_seqs_as_lpo`], for one entry.
 unsafe fn init_linear(s: &mut LpoSequence, m: &ResidueScoreMatrix) {
-    let nsym = usize::try_from(m.nsymbol).unwrap_or(0).min(SYMBOL_MAX);
+    let symbols = symbols_of(m);
     // `limit_residues` treats the symbol list as a C string.
-    let set: Vec<u8> = m
+    let allowed: Vec<u8> = m
         .symbol
         .iter()
         .take_while(|&&c| c != 0)
         .map(|&c| c as u8)
         .collect();
     let len = usize::try_from(s.length).unwrap_or(0);
-    if !s.sequence.is_null() {
+    let codes = if s.sequence.is_null() {
+        vec![0; len]
+    } else {
         // SAFETY: create_seq made `sequence` a NUL-terminated string of
         // `length` bytes.
         let text = unsafe { std::slice::from_raw_parts_mut(s.sequence.cast::<u8>(), len) };
+        // Upstream limits up to the string's end and indexes every byte.
         let limit = text.iter().position(|&c| c == 0).unwrap_or(len);
-        let first = set.first().copied().unwrap_or(0);
-        for c in &mut text[..limit] {
-            if !set.contains(c) {
-                *c = first;
-            }
-        }
-        for c in text.iter_mut() {
-            // Upstream scans from the end and keeps the last match.
-            let k = (0..nsym)
-                .rev()
-                .find(|&j| m.symbol[j] as u8 == *c)
-                .unwrap_or(nsym.saturating_sub(1));
-            *c = k as u8;
-        }
-    }
+        poa::graph::limit_residues(&mut text[..limit], &allowed);
+        poa::graph::index_symbols(text, &symbols);
+        text.to_vec()
+    };
     // SAFETY: zeroed letters are valid.
     let letters = unsafe { calloc_array::<LpoLetter>(len) };
-    for i in 0..len {
-        // SAFETY: i < len letters just allocated; sequence holds len bytes.
-        unsafe {
-            let l = &mut *letters.add(i);
-            l.left.ipos = i as c_int - 1;
-            l.right.ipos = if i + 1 < len { i as c_int + 1 } else { -1 };
-            l.source.iseq = 0;
-            l.source.ipos = i as c_int;
-            l.align_ring = i as c_int;
-            l.ring_id = i as c_int;
-            l.letter = if s.sequence.is_null() {
-                0
-            } else {
-                *s.sequence.add(i)
-            };
-        }
+    for (i, l) in poa::graph::linear_letters(&codes).iter().enumerate() {
+        // SAFETY: i < len letters just allocated, each with free lists.
+        write_letter(unsafe { &mut *letters.add(i) }, l);
     }
     s.letter = letters;
     let name = name_bytes(&s.name);
@@ -370,13 +357,9 @@ unsafe fn index_letters(s: &mut LpoSequence, m: &ResidueScoreMatrix) {
     if (letters[0].letter as c_int) < m.nsymbol {
         return;
     }
-    let nsym = usize::try_from(m.nsymbol).unwrap_or(0).min(SYMBOL_MAX);
+    let symbols = symbols_of(m);
     for l in letters {
-        let k = (0..nsym)
-            .rev()
-            .find(|&j| m.symbol[j] == l.letter)
-            .unwrap_or(nsym.saturating_sub(1));
-        l.letter = k as c_char;
+        l.letter = poa::graph::symbol_index(&symbols, l.letter as u8) as c_char;
     }
 }
 
