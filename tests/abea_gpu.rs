@@ -8,11 +8,11 @@
 //! Run on the GPU machine by `device-bundle/checks/abea.sh`.
 
 mod abea_support;
-mod gpu_support;
 
 use std::sync::Arc;
 use std::time::Instant;
 
+use abea_support::gpu_support;
 use abea_support::{Rng, events_for, random_seq, synthetic_model};
 use seqshim::abea::{self, AbeaRunner, AlignJob, AlignedPair, Model, Scalings};
 use seqshim::engine::scheduler::{BatchRunner, Job};

@@ -152,9 +152,9 @@ pub fn thread_cpu_seconds() -> Option<f64> {
 }
 
 /// xorshift64*: deterministic and dependency-free.
-#[path = "../gpu_support/rng.rs"]
-mod rng;
-pub use rng::Rng;
+#[path = "../gpu_support/mod.rs"]
+pub mod gpu_support;
+pub use gpu_support::Rng;
 
 pub fn synthetic_model(k: u32, rng: &mut Rng) -> Vec<Model> {
     (0..1usize << (2 * k))
