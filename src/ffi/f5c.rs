@@ -15,6 +15,7 @@ use std::sync::Arc;
 use crate::abea::{self, AlignedPair, BatchOptions, BatchRead, Event, Model, Scalings};
 use crate::ffi_guard;
 
+use super::guard::{slice, slice_mut};
 use super::handle::{self, BatchState};
 use super::status::{
     SEQSHIM_E_ARG, SEQSHIM_E_DEVICE, SEQSHIM_E_INDEX, SEQSHIM_E_NULL, SEQSHIM_E_STATE, SEQSHIM_OK,
@@ -96,48 +97,6 @@ const _: () = {
     assert!(offset_of!(AbeaBatchOpt, n_cpu_threads) == 32);
     assert!(offset_of!(AbeaBatchOpt, flags) == 36);
 };
-
-/// Views `n` elements at `ptr`, or `None` for a null or misaligned pointer
-/// with `n > 0` or a size past what a slice may span. A null pointer with `n == 0` is empty.
-///
-/// # Safety
-/// When `ptr` is not null it must be valid for reads of `n` elements for `'a`.
-unsafe fn slice<'a, T>(ptr: *const T, n: usize) -> Option<&'a [T]> {
-    let bytes = n.checked_mul(size_of::<T>())?;
-    // A misaligned pointer would make `from_raw_parts` abort the process.
-    if n > 0 && !ptr.is_aligned() {
-        return None;
-    }
-    // SAFETY: forwarded from this function's contract; `bytes` covers the
-    // `n` elements and the helper rejects null with a non-zero length.
-    unsafe { super::guard::bytes(ptr.cast(), bytes) }?;
-    if n == 0 {
-        return Some(&[]);
-    }
-    // SAFETY: non-null (checked above, since n > 0), aligned and valid for
-    // `n` reads per the contract; the byte size fits in isize.
-    Some(unsafe { std::slice::from_raw_parts(ptr, n) })
-}
-
-/// As [`slice`], writable.
-///
-/// # Safety
-/// When `ptr` is not null it must be valid for writes of `n` elements for
-/// `'a` and not aliased.
-unsafe fn slice_mut<'a, T>(ptr: *mut T, n: usize) -> Option<&'a mut [T]> {
-    let bytes = n.checked_mul(size_of::<T>())?;
-    if n > 0 && !ptr.is_aligned() {
-        return None;
-    }
-    // SAFETY: forwarded from this function's contract.
-    unsafe { super::guard::bytes_mut(ptr.cast(), bytes) }?;
-    if n == 0 {
-        return Some(&mut []);
-    }
-    // SAFETY: non-null, aligned, valid and unaliased for `n` writes per the
-    // contract; the byte size fits in isize.
-    Some(unsafe { std::slice::from_raw_parts_mut(ptr, n) })
-}
 
 /// Number of model entries f5c indexes for k (4^k), when k is usable.
 fn model_count(kmer_size: u32) -> Option<usize> {

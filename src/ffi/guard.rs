@@ -79,36 +79,60 @@ macro_rules! ffi_guard {
     }};
 }
 
-/// Views caller memory as a byte slice, rejecting a null pointer with a
-/// non-zero length. A null pointer with length zero is an empty slice.
+/// Views `n` elements of caller memory as a slice, or `None` for a null or
+/// misaligned pointer with `n > 0` or a size past what a slice may span. A
+/// null pointer with `n == 0` is an empty slice.
 ///
 /// # Safety
-/// When `ptr` is not null it must be valid for reads of `len` bytes for `'a`.
-pub unsafe fn bytes<'a>(ptr: *const u8, len: usize) -> Option<&'a [u8]> {
-    if ptr.is_null() {
-        return (len == 0).then_some(&[]);
+/// When `ptr` is not null it must be valid for reads of `n` elements for `'a`.
+pub unsafe fn slice<'a, T>(ptr: *const T, n: usize) -> Option<&'a [T]> {
+    let bytes = n.checked_mul(size_of::<T>())?;
+    if n == 0 {
+        return Some(&[]);
     }
-    if len > isize::MAX as usize {
+    // A misaligned pointer would make `from_raw_parts` abort the process.
+    if ptr.is_null() || !ptr.is_aligned() || bytes > isize::MAX as usize {
         return None;
     }
-    // SAFETY: non-null and valid for `len` reads per this function's contract.
-    Some(unsafe { std::slice::from_raw_parts(ptr, len) })
+    // SAFETY: non-null, aligned and valid for `n` reads per this function's
+    // contract; the byte size fits in isize.
+    Some(unsafe { std::slice::from_raw_parts(ptr, n) })
 }
 
-/// Views caller memory as a writable byte slice, with the rules of [`bytes`].
+/// As [`slice`], writable.
 ///
 /// # Safety
-/// When `ptr` is not null it must be valid for writes of `len` bytes for `'a`
-/// and not aliased by any other live reference.
-pub unsafe fn bytes_mut<'a>(ptr: *mut u8, len: usize) -> Option<&'a mut [u8]> {
-    if ptr.is_null() {
-        return (len == 0).then_some(&mut []);
+/// When `ptr` is not null it must be valid for writes of `n` elements for
+/// `'a` and not aliased by any other live reference.
+pub unsafe fn slice_mut<'a, T>(ptr: *mut T, n: usize) -> Option<&'a mut [T]> {
+    let bytes = n.checked_mul(size_of::<T>())?;
+    if n == 0 {
+        return Some(&mut []);
     }
-    if len > isize::MAX as usize {
+    if ptr.is_null() || !ptr.is_aligned() || bytes > isize::MAX as usize {
         return None;
     }
-    // SAFETY: non-null, valid and unaliased for `len` writes per the contract.
-    Some(unsafe { std::slice::from_raw_parts_mut(ptr, len) })
+    // SAFETY: non-null, aligned, valid and unaliased for `n` writes per this
+    // function's contract; the byte size fits in isize.
+    Some(unsafe { std::slice::from_raw_parts_mut(ptr, n) })
+}
+
+/// [`slice`] of bytes.
+///
+/// # Safety
+/// As [`slice`].
+pub unsafe fn bytes<'a>(ptr: *const u8, len: usize) -> Option<&'a [u8]> {
+    // SAFETY: forwarded from this function's contract.
+    unsafe { slice(ptr, len) }
+}
+
+/// [`slice_mut`] of bytes.
+///
+/// # Safety
+/// As [`slice_mut`].
+pub unsafe fn bytes_mut<'a>(ptr: *mut u8, len: usize) -> Option<&'a mut [u8]> {
+    // SAFETY: forwarded from this function's contract.
+    unsafe { slice_mut(ptr, len) }
 }
 
 #[cfg(test)]

@@ -30,8 +30,12 @@ pub fn xlate_lpo_to_al(lpo: &Lpo, symbols: Option<&[u8]>, gap: u8) -> Msa {
             Some(s) if (l.letter as usize) < s.len() => s[l.letter as usize],
             _ => l.letter,
         };
+        // A source index past the sources (a malformed graph from C) is
+        // skipped rather than written out of bounds.
         for s in &l.source {
-            rows[s.iseq as usize][col] = c;
+            if let Some(row) = usize::try_from(s.iseq).ok().and_then(|i| rows.get_mut(i)) {
+                row[col] = c;
+            }
         }
     }
     Msa { ncols, rows }

@@ -15,6 +15,37 @@ pub fn matches(ops: &[u8]) -> usize {
     ops.iter().filter(|&&op| op == b'M').count()
 }
 
+/// `cigar_add_mismatches`' walk: every `M` whose bases differ becomes `X`,
+/// until the operations or either sequence run out. Returns the operations
+/// walked and the bases of each sequence consumed (the caller pads the
+/// rest), or the first unknown operation (2.3.3 exits there; the bytes
+/// before it are already marked).
+pub fn mark_mismatches(
+    ops: &mut [u8],
+    pattern: &[u8],
+    text: &[u8],
+) -> Result<(usize, usize, usize), UnknownOp> {
+    let (mut p, mut t) = (0, 0);
+    for (walked, op) in ops.iter_mut().enumerate() {
+        if p >= pattern.len() || t >= text.len() {
+            return Ok((walked, p, t));
+        }
+        match *op {
+            b'M' => {
+                if pattern[p] != text[t] {
+                    *op = b'X';
+                }
+                p += 1;
+                t += 1;
+            }
+            b'I' => t += 1,
+            b'D' => p += 1,
+            other => return Err(UnknownOp(other)),
+        }
+    }
+    Ok((ops.len(), p, t))
+}
+
 /// Edit distance: one per `X`, `I`, `D`.
 pub fn score_edit(ops: &[u8]) -> Result<i32, UnknownOp> {
     ops.iter().try_fold(0i32, |score, &op| match op {
@@ -230,6 +261,17 @@ mod tests {
         assert_eq!(score_gap_affine2p(b"", &two), Err(UnknownOp(0)));
         assert_eq!(score_edit(b"MZ"), Err(UnknownOp(b'Z')));
         assert_eq!(matches(ops), 3);
+        let mut marked = *b"MMDMM";
+        assert_eq!(
+            mark_mismatches(&mut marked, b"ACGTA", b"AGTT"),
+            Ok((5, 5, 4))
+        );
+        assert_eq!(&marked, b"MXDMX");
+        assert_eq!(
+            mark_mismatches(&mut *b"MQ", b"AA", b"AA"),
+            Err(UnknownOp(b'Q'))
+        );
+        assert_eq!(mark_mismatches(&mut *b"MMM", b"A", b"AAA"), Ok((1, 1, 1)));
     }
 
     #[test]

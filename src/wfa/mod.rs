@@ -12,6 +12,7 @@ mod heuristic;
 pub mod job;
 pub mod operations;
 mod penalties;
+pub mod profiler;
 pub mod transparent;
 
 pub use heuristic::Heuristic;

@@ -626,59 +626,28 @@ pub unsafe extern "C" fn xlate_lpo_to_al(
             report(LEVEL_USERR, "xlate_lpo_to_al", "sequence pointer is NULL");
             return 0;
         };
-        let len = usize::try_from(s.length).unwrap_or(0);
-        let nsrc = usize::try_from(s.nsource_seq).unwrap_or(0);
-        let letters: &[LpoLetter] = if s.letter.is_null() || len == 0 {
-            &[]
-        } else {
-            // SAFETY: valid for `length` letters per contract.
-            unsafe { std::slice::from_raw_parts(s.letter, len) }
-        };
-        let mut nring = 1usize;
-        let mut current = 0;
-        for l in letters {
-            if l.ring_id != current {
-                current = l.ring_id;
-                nring += 1;
-            }
-        }
+        // SAFETY: a well-formed LPO per the contract.
+        let lpo = unsafe { read_lpo(s) };
+        // Letters of 128 and up are negative `char`s to upstream, which
+        // writes them raw whatever `nsymbol` says.
+        let nsym = usize::try_from(nsymbol).unwrap_or(0).min(SYMBOL_MAX);
+        // SAFETY: `symbol` holds `nsymbol` bytes when not null, per contract.
+        let symbols =
+            unsafe { crate::ffi::guard::bytes(symbol.cast(), nsym) }.filter(|_| !symbol.is_null());
+        let msa = crate::poa::msa::xlate_lpo_to_al(&lpo, symbols, gap_character as u8);
+        let (nsrc, nring) = (msa.rows.len(), msa.ncols);
         // SAFETY: zeroed pointers/bytes are valid; sizes as computed.
         let rows = unsafe { calloc_array::<*mut c_char>(nsrc) };
         // SAFETY: as above.
         let block = unsafe { calloc_array::<c_char>(nsrc * nring) };
         if !block.is_null() {
-            // SAFETY: block holds nsrc * nring bytes; rows holds nsrc pointers.
-            unsafe {
-                ptr::write_bytes(block, gap_character as u8, nsrc * nring);
-                for i in 0..nsrc {
+            for (i, row) in msa.rows.iter().enumerate() {
+                // SAFETY: block holds nsrc * nring bytes, each row nring;
+                // rows holds nsrc pointers.
+                unsafe {
+                    ptr::copy_nonoverlapping(row.as_ptr().cast(), block.add(i * nring), nring);
                     *rows.add(i) = block.add(i * nring);
                 }
-            }
-        }
-        let mut col = 0;
-        let mut current = 0;
-        for l in letters {
-            if l.ring_id != current {
-                current = l.ring_id;
-                col += 1;
-            }
-            let code = l.letter;
-            let c = if !symbol.is_null() && (code as c_int) < nsymbol && code >= 0 {
-                // SAFETY: 0 <= code < nsymbol and symbol holds nsymbol bytes.
-                unsafe { *symbol.add(code as usize) }
-            } else {
-                code
-            };
-            let mut src = &l.source as *const types::LpoLetterSource;
-            // SAFETY: source lists are well formed per contract.
-            while let Some(e) = unsafe { src.as_ref() } {
-                if let Ok(row) = usize::try_from(e.iseq)
-                    && row < nsrc
-                {
-                    // SAFETY: row < nsrc and col < nring.
-                    unsafe { *block.add(row * nring + col) = c };
-                }
-                src = e.more;
             }
         }
         // SAFETY: output pointers are null or writable per contract.

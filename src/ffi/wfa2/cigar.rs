@@ -216,31 +216,38 @@ pub unsafe extern "C" fn cigar_add_mismatches(
         {
             return;
         }
-        let (mut p, mut t) = (0, 0);
-        let mut i = c.begin_offset;
-        while i < c.end_offset {
-            if p >= pattern_length || t >= text_length {
-                break;
+        // A null sequence is only possible with an empty CIGAR (checked
+        // above), whose walk reads nothing: it is then viewed as empty.
+        let len_or_empty = |p: *mut c_char, len: c_int| {
+            if p.is_null() {
+                0
+            } else {
+                usize::try_from(len).unwrap_or(0)
             }
-            // SAFETY: i is inside the CIGAR's range.
-            let op = unsafe { &mut *c.operations.add(i as usize) };
-            match *op as u8 {
-                b'M' => {
-                    // SAFETY: p, t are below the lengths.
-                    let same = unsafe { *pattern.add(p as usize) == *text.add(t as usize) };
-                    *op = if same { b'M' } else { b'X' } as c_char;
-                    p += 1;
-                    t += 1;
-                }
-                b'I' => t += 1,
-                b'D' => p += 1,
-                _ => {
-                    io::eprint(b"[CIGAR] Wrong edit operation\n");
-                    return;
-                }
-            }
-            i += 1;
-        }
+        };
+        let (plen, tlen) = (
+            len_or_empty(pattern, pattern_length),
+            len_or_empty(text, text_length),
+        );
+        // SAFETY: the sequences are readable for their lengths and the
+        // CIGAR's range lies in its buffer, per the contract.
+        let (Some(pat), Some(txt), Some(ops)) = (unsafe {
+            (
+                guard::bytes(pattern.cast_const().cast(), plen),
+                guard::bytes(text.cast_const().cast(), tlen),
+                guard::bytes_mut(
+                    c.operations.add(c.begin_offset as usize).cast(),
+                    (c.end_offset - c.begin_offset).max(0) as usize,
+                ),
+            )
+        }) else {
+            return;
+        };
+        let Ok((walked, p, t)) = cigar_ops::mark_mismatches(ops, pat, txt) else {
+            io::eprint(b"[CIGAR] Wrong edit operation\n");
+            return;
+        };
+        let (mut i, mut p, mut t) = (c.begin_offset + walked as c_int, p as c_int, t as c_int);
         // The padding, then a NUL, must fit (a high-memory CIGAR ends at the
         // end of its buffer: only a complete one fits there, as upstream).
         // Each side pads only what it lacks (a negative length pads nothing

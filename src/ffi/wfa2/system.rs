@@ -11,10 +11,33 @@ use super::types::{
     sequence_offset_t,
 };
 use crate::ffi_guard;
+use crate::wfa::profiler::{self, Counter};
 
-const K: u64 = 1_000;
-const M: u64 = 1_000_000;
-const G: u64 = 1_000_000_000;
+fn counter_of(c: &profiler_counter_t) -> Counter {
+    Counter {
+        total: c.total,
+        samples: c.samples,
+        min: c.min,
+        max: c.max,
+        old_mean: c.m_old_m,
+        new_mean: c.m_new_m,
+        old_s: c.m_old_s,
+        new_s: c.m_new_s,
+    }
+}
+
+fn counter_to_c(c: &Counter) -> profiler_counter_t {
+    profiler_counter_t {
+        total: c.total,
+        samples: c.samples,
+        min: c.min,
+        max: c.max,
+        m_old_m: c.old_mean,
+        m_new_m: c.new_mean,
+        m_old_s: c.old_s,
+        m_new_s: c.new_s,
+    }
+}
 
 /// Zeroes the counter.
 ///
@@ -28,93 +51,19 @@ pub unsafe extern "C" fn counter_reset(counter: *mut profiler_counter_t) {
     })
 }
 
-fn add(c: &mut profiler_counter_t, amount: u64) {
-    c.total = c.total.wrapping_add(amount);
-    c.samples += 1;
-    let x = amount as f64;
-    if c.samples == 1 {
-        c.min = amount;
-        c.max = amount;
-        c.m_old_m = x;
-        c.m_new_m = x;
-        c.m_old_s = 0.0;
-    } else {
-        // Welford's running variance, in upstream's field order.
-        c.min = c.min.min(amount);
-        c.max = c.max.max(amount);
-        c.m_new_m = c.m_old_m + (x - c.m_old_m) / c.samples as f64;
-        c.m_new_s = c.m_old_s + (x - c.m_old_m) * (x - c.m_new_m);
-        c.m_old_m = c.m_new_m;
-        c.m_old_s = c.m_new_s;
-    }
-}
-
 /// Adds one sample of `amount`.
 ///
 /// # Safety
 /// `counter` must point to a valid `profiler_counter_t`.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn counter_add(counter: *mut profiler_counter_t, amount: u64) {
-    // SAFETY: valid per the contract.
-    ffi_guard!((), { add(unsafe { &mut *counter }, amount) })
-}
-
-fn variance(c: &profiler_counter_t) -> f64 {
-    if c.samples > 1 {
-        c.m_new_s / (c.samples - 1) as f64
-    } else {
-        0.0
-    }
-}
-
-fn scaled(prefix: &str, value: f64, suffix: &str) -> String {
-    let v = value;
-    if v >= G as f64 {
-        format!("{prefix}{:.2}G{suffix}", v / G as f64)
-    } else if v >= M as f64 {
-        format!("{prefix}{:.2}M{suffix}", v / M as f64)
-    } else if v >= K as f64 {
-        format!("{prefix}{:.2}K{suffix}", v / K as f64)
-    } else {
-        format!("{prefix}{v:.2}{suffix}")
-    }
-}
-
-fn percentage(total: u64, reference: u64) -> String {
-    if total == 0 {
-        " (  0.00 %)".to_string()
-    } else if reference == 0 {
-        " (  n/a  %)".to_string()
-    } else {
-        let pct = total.wrapping_mul(100) as f64 / reference as f64;
-        format!(" ({pct:6.2} %)")
-    }
-}
-
-fn counter_stats(c: &profiler_counter_t) -> String {
-    let n = c.samples;
-    let mut s = if n >= G {
-        format!(" (samples={}G", n / G)
-    } else if n >= M {
-        format!(" (samples={}M", n / M)
-    } else if n >= K {
-        format!(" (samples={}K", n / K)
-    } else {
-        format!(" (samples={n}")
-    };
-    if n == 0 {
-        s.push_str(",--n/a--)}\n");
-        return s;
-    }
-    s += &scaled("{mean", c.total as f64 / n as f64, "");
-    s += &scaled(",min", c.min as f64, "");
-    s += &scaled(",Max", c.max as f64, "");
-    // Upstream truncates both to integers before printing them as doubles.
-    let var = variance(c) as u64;
-    let sd = variance(c).sqrt() as u64;
-    s += &scaled(",Var", var as f64, "");
-    s += &scaled(",StdDev", sd as f64, ")}\n");
-    s
+    ffi_guard!((), {
+        // SAFETY: valid per the contract.
+        let c = unsafe { &mut *counter };
+        let mut rust = counter_of(c);
+        rust.add(amount);
+        *c = counter_to_c(&rust);
+    })
 }
 
 /// Prints the counter's total with a metric prefix and `units`, its share of
@@ -135,26 +84,9 @@ pub unsafe extern "C" fn counter_print(
         // SAFETY: valid per the contract.
         let (c, units) = unsafe { (&*counter, std::ffi::CStr::from_ptr(units).to_bytes()) };
         let units = String::from_utf8_lossy(units);
-        let t = c.total;
-        let mut s = if t >= G {
-            format!("{:7.2} G{units}", t as f64 / G as f64)
-        } else if t >= M {
-            format!("{:7.2} M{units}", t as f64 / M as f64)
-        } else if t >= K {
-            format!("{:7.2} K{units}", t as f64 / K as f64)
-        } else {
-            format!("{:7.2} {units} ", t as f64)
-        };
         // SAFETY: null or valid per the contract.
-        match unsafe { ref_counter.as_ref() } {
-            Some(r) => s += &percentage(t, r.total),
-            None => s += "           ",
-        }
-        if full_report {
-            s += &counter_stats(c);
-        } else {
-            s.push('\n');
-        }
+        let reference = unsafe { ref_counter.as_ref() }.map(|r| r.total);
+        let s = profiler::counter_report(&counter_of(c), reference, &units, full_report);
         Stream(stream).write(s.as_bytes());
     })
 }
@@ -202,7 +134,9 @@ pub unsafe extern "C" fn timer_stop(timer: *mut profiler_timer_t) {
         let t = unsafe { &mut *timer };
         t.accumulated = t.accumulated.wrapping_add(lap_ns(t));
         let acc = t.accumulated;
-        add(&mut t.time_ns, acc);
+        let mut laps = counter_of(&t.time_ns);
+        laps.add(acc);
+        t.time_ns = counter_to_c(&laps);
         t.accumulated = 0;
     })
 }
@@ -237,19 +171,6 @@ pub unsafe extern "C" fn timer_get_current_total_ns(timer: *mut profiler_timer_t
     })
 }
 
-fn time_unit(ns: u64) -> (f64, &'static str, bool) {
-    let gt = |limit: u64| ns > limit;
-    if gt(G) {
-        (ns as f64 / 1e9, "s", true)
-    } else if gt(M) {
-        (ns as f64 / 1e6, "ms", true)
-    } else if gt(K) {
-        (ns as f64 / 1e3, "us", true)
-    } else {
-        (ns as f64, "ns", false)
-    }
-}
-
 /// Prints total time, share of `ref_timer`, calls, time per call, min, max.
 ///
 /// # Safety
@@ -264,54 +185,10 @@ pub unsafe extern "C" fn timer_print(
         // SAFETY: valid per the contract.
         let t = unsafe { &*timer };
         let total = t.time_ns.total.wrapping_add(t.accumulated);
-        let mut s = if total >= 60 * G {
-            format!("{:7.2} m ", total as f64 / 60e9)
-        } else if total >= G {
-            format!("{:7.2} s ", total as f64 / 1e9)
-        } else if total >= M {
-            format!("{:7.2} ms", total as f64 / 1e6)
-        } else if total >= K {
-            format!("{:7.2} us", total as f64 / 1e3)
-        } else {
-            format!("{total:7} ns")
-        };
         // SAFETY: null or valid per the contract.
-        if let Some(r) = unsafe { ref_timer.as_ref() } {
-            s += &percentage(total, r.time_ns.total.wrapping_add(r.accumulated));
-        }
-        let calls = t.time_ns.samples;
-        s += &if calls >= G {
-            format!(" ({:5} Gcalls", calls / G)
-        } else if calls >= M {
-            format!(" ({:5} Mcalls", calls / M)
-        } else if calls >= K {
-            format!(" ({:5} Kcalls", calls / K)
-        } else if calls > 1 || calls == 0 {
-            format!(" ({calls:5}  calls")
-        } else {
-            format!(" ({calls:5}   call")
-        };
-        if calls == 0 {
-            s += ",   n/a   s/call)\n";
-            Stream(stream).write(s.as_bytes());
-            return;
-        }
-        let per_call = total / calls;
-        s += &match time_unit(per_call) {
-            (v, "s", _) => format!(",{v:7.2}  s/call"),
-            (v, unit, true) => format!(",{v:7.2} {unit}/call"),
-            _ => format!(",{per_call:7} ns/call"),
-        };
-        let min = t.time_ns.min;
-        s += &match time_unit(min) {
-            (v, unit, true) => format!(" {{min{v:.2}{unit}"),
-            _ => format!(" {{min{min}ns"),
-        };
-        let max = t.time_ns.max;
-        s += &match time_unit(max) {
-            (v, unit, true) => format!(",Max{v:.2}{unit}}})\n"),
-            _ => format!(",Max{max}ns}})\n"),
-        };
+        let reference =
+            unsafe { ref_timer.as_ref() }.map(|r| r.time_ns.total.wrapping_add(r.accumulated));
+        let s = profiler::timer_report(total, reference, &counter_of(&t.time_ns));
         Stream(stream).write(s.as_bytes());
     })
 }
@@ -322,13 +199,7 @@ pub unsafe extern "C" fn timer_print(
 /// Always safe to call.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn nominal_prop_u32(base: u32, factor: f64) -> u32 {
-    ffi_guard!(0, {
-        if (0.0..=1.0).contains(&factor) {
-            (base as f64 * factor) as u32
-        } else {
-            factor as u32
-        }
-    })
+    ffi_guard!(0, { profiler::nominal_prop_u32(base, factor) })
 }
 
 /// Creates a buffer of sequence pairs (libc memory, as upstream).
