@@ -268,10 +268,13 @@ mod tests {
         );
         assert_eq!(&marked, b"MXDMX");
         assert_eq!(
-            mark_mismatches(&mut *b"MQ", b"AA", b"AA"),
+            mark_mismatches(&mut b"MQ".to_vec(), b"AA", b"AA"),
             Err(UnknownOp(b'Q'))
         );
-        assert_eq!(mark_mismatches(&mut *b"MMM", b"A", b"AAA"), Ok((1, 1, 1)));
+        assert_eq!(
+            mark_mismatches(&mut b"MMM".to_vec(), b"A", b"AAA"),
+            Ok((1, 1, 1))
+        );
     }
 
     #[test]
