@@ -14,7 +14,7 @@ use std::time::Instant;
 
 use gpu_support::{Rng, random_seq};
 use seqshim::engine::scheduler::{BatchRunner, Job};
-use seqshim::engine::{cpu, device};
+use seqshim::engine::cpu;
 use seqshim::wfa::gpu::{WfaRunner, counters};
 use seqshim::wfa::job::{PairResult, PairSet, WfaJob, gpu_may_take};
 use seqshim::wfa::{

@@ -152,6 +152,8 @@ pub fn thread_cpu_seconds() -> Option<f64> {
 }
 
 /// xorshift64*: deterministic and dependency-free.
+// Also loaded by gpu_support in tests that use both; each copy is private.
+#[allow(clippy::duplicate_mod)]
 #[path = "../gpu_support/rng.rs"]
 mod rng;
 pub use rng::Rng;

@@ -274,8 +274,8 @@ pub unsafe extern "C" fn cigar_add_mismatches(
 /// `cigar` must point to a valid `cigar_t`.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn cigar_score_edit(cigar: *mut cigar_t) -> c_int {
-    // SAFETY: valid cigar per the contract.
     ffi_guard!(i32::MIN, {
+        // SAFETY: valid cigar per the contract.
         cigar_ops::score_edit(unsafe { ops(cigar) }).unwrap_or(i32::MIN)
     })
 }
@@ -367,9 +367,10 @@ pub unsafe extern "C" fn cigar_score_gap_affine2p(
 /// Both must point to valid `cigar_t`s.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn cigar_cmp(cigar_a: *mut cigar_t, cigar_b: *mut cigar_t) -> c_int {
-    // SAFETY: valid per the contract.
     ffi_guard!(0, {
-        cigar_ops::compare(unsafe { ops(cigar_a) }, unsafe { ops(cigar_b) })
+        // SAFETY: both valid per the contract.
+        let (a, b) = unsafe { (ops(cigar_a), ops(cigar_b)) };
+        cigar_ops::compare(a, b)
     })
 }
 

@@ -22,8 +22,8 @@ const G: u64 = 1_000_000_000;
 /// `counter` must point to a writable `profiler_counter_t`.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn counter_reset(counter: *mut profiler_counter_t) {
-    // SAFETY: writable per the contract.
     ffi_guard!((), {
+        // SAFETY: writable per the contract.
         unsafe { counter.write(profiler_counter_t::default()) }
     })
 }
