@@ -13,8 +13,8 @@ use std::sync::Arc;
 use std::time::Instant;
 
 use gpu_support::{Rng, random_seq};
-use seqshim::engine::scheduler::{BatchRunner, Job};
 use seqshim::engine::cpu;
+use seqshim::engine::scheduler::{BatchRunner, Job};
 use seqshim::wfa::gpu::{WfaRunner, counters};
 use seqshim::wfa::job::{PairResult, PairSet, WfaJob, gpu_may_take};
 use seqshim::wfa::{
