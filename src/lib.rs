@@ -14,6 +14,11 @@ pub mod abea;
 pub mod engine;
 #[allow(unsafe_code)]
 pub mod ffi;
+/// Darwin's GACT; C sees it only through `ffi::darwin` and its hand-written
+/// header `include/seqshim/gact.h`.
+///
+/// cbindgen:ignore
+pub mod gact;
 pub mod poa;
 pub mod selftest;
 /// The pure-Rust wavefront algorithm; C sees it only through `ffi::wfa2`.

@@ -1,0 +1,219 @@
+//! Darwin's GACT exports from a C program (ffi-tests/gact/gact_client.c):
+//! layout asserts at compile time, argument checks, generated tiles through
+//! the single and batch entries, and every fixture tile and extension
+//! compared with Darwin's recorded output, single and batched; once plainly
+//! and once under ASan/UBSan.
+
+mod support;
+
+use std::collections::{BTreeMap, HashMap};
+use std::fmt::Write as _;
+use std::fs::File;
+use std::io::{BufRead, BufReader};
+use std::path::{Path, PathBuf};
+
+use flate2::read::GzDecoder;
+use support::*;
+
+fn build(sanitize: bool) -> PathBuf {
+    let mut flags: Vec<&str> = STRICT_C.to_vec();
+    if sanitize {
+        flags.extend_from_slice(SANITIZERS);
+    }
+    let lib_flag = format!("-L{}", library_dir().display());
+    let name = format!("gact_client{}", if sanitize { "_asan" } else { "" });
+    compile_c(
+        &name,
+        &[repo().join("ffi-tests/gact/gact_client.c")],
+        &flags,
+        &[&lib_flag, "-lseqshim"],
+    )
+}
+
+fn fixture_dir() -> Option<PathBuf> {
+    let dir = match std::env::var_os("SEQSHIM_DATA_DIR") {
+        Some(d) => PathBuf::from(d).join("gact"),
+        None => repo().join("../shared/data/gact"),
+    };
+    if dir.join("tiles.tsv.gz").is_file() {
+        Some(dir)
+    } else {
+        eprintln!(
+            "fixture rows skipped: no GACT fixtures at {} (set SEQSHIM_DATA_DIR to the folder containing gact/)",
+            dir.display()
+        );
+        None
+    }
+}
+
+fn read_tsv(path: &Path) -> Vec<HashMap<String, String>> {
+    let mut lines = BufReader::new(GzDecoder::new(File::open(path).expect("open fixture"))).lines();
+    let header: Vec<String> = lines
+        .next()
+        .expect("header")
+        .expect("read header")
+        .split('\t')
+        .map(str::to_owned)
+        .collect();
+    lines
+        .map(|line| {
+            let line = line.expect("read row");
+            header
+                .iter()
+                .cloned()
+                .zip(line.split('\t').map(str::to_owned))
+                .collect()
+        })
+        .collect()
+}
+
+/// A field as a token of the cases file ("." for empty).
+fn tok(s: &str) -> &str {
+    if s.is_empty() { "." } else { s }
+}
+
+fn scoring(row: &HashMap<String, String>) -> String {
+    format!(
+        "{} {} {}",
+        row["sub_mat"].replace(',', " "),
+        row["gap_open"],
+        row["gap_extend"]
+    )
+}
+
+/// Writes the fixtures in the client's whitespace-separated format, rows
+/// grouped by scoring (and tiling) so that the client can batch them.
+/// Returns the file and the numbers of tiles and extensions.
+fn write_cases(dir: &Path) -> (PathBuf, usize, usize) {
+    let tiles = read_tsv(&dir.join("tiles.tsv.gz"));
+    let exts = read_tsv(&dir.join("extend.tsv.gz"));
+    let seqs: HashMap<String, String> = read_tsv(&dir.join("sequences.tsv.gz"))
+        .into_iter()
+        .map(|mut r| (r.remove("seq_id").unwrap(), r.remove("sequence").unwrap()))
+        .collect();
+
+    let mut ids: BTreeMap<&str, usize> = BTreeMap::new();
+    for row in &exts {
+        for col in ["ref_id", "query_id"] {
+            let next = ids.len();
+            ids.entry(row[col].as_str()).or_insert(next);
+        }
+    }
+    let mut by_index: Vec<&str> = vec![""; ids.len()];
+    for (id, &k) in &ids {
+        by_index[k] = id;
+    }
+    let mut text = format!("{}\n", by_index.len());
+    for id in &by_index {
+        writeln!(text, "{}", seqs[*id]).unwrap();
+    }
+
+    let mut tile_rows: Vec<&HashMap<String, String>> = tiles.iter().collect();
+    tile_rows.sort_by_key(|r| scoring(r));
+    writeln!(text, "{}", tile_rows.len()).unwrap();
+    for r in &tile_rows {
+        writeln!(
+            text,
+            "{} {} {} {} {} {} {} {} {} {} {} {} {} {} {}",
+            tok(&r["ref_seq"]),
+            tok(&r["query_seq"]),
+            scoring(r),
+            r["query_pos"],
+            r["ref_pos"],
+            r["reverse"],
+            r["first"],
+            r["early_terminate"],
+            r["score"],
+            r["max_i"],
+            r["max_j"],
+            r["ref_steps"],
+            r["query_steps"],
+            r["n_ops"],
+            tok(&r["ops"]),
+        )
+        .unwrap();
+    }
+
+    let mut ext_rows: Vec<&HashMap<String, String>> = exts.iter().collect();
+    ext_rows.sort_by_key(|r| format!("{} {} {}", scoring(r), r["tile_size"], r["tile_overlap"]));
+    writeln!(text, "{}", ext_rows.len()).unwrap();
+    for r in &ext_rows {
+        writeln!(
+            text,
+            "{} {} {} {} {} {} {} {} {} {} {} {} {} {} {}",
+            ids[r["ref_id"].as_str()],
+            ids[r["query_id"].as_str()],
+            scoring(r),
+            r["tile_size"],
+            r["tile_overlap"],
+            r["ref_pos"],
+            r["query_pos"],
+            r["ref_start"],
+            r["query_start"],
+            r["aligned_ref_len"],
+            r["aligned_query_len"],
+            r["score"],
+            r["n_cols"],
+            tok(&r["aligned_ref"]),
+            tok(&r["aligned_query"]),
+        )
+        .unwrap();
+    }
+    let path = work_dir().join("gact_cases.txt");
+    // Both variants write the same bytes; write to a temporary name and
+    // rename, so that a parallel reader never sees half a file.
+    let tmp = work_dir().join(format!("gact_cases.{}.tmp", std::process::id()));
+    std::fs::write(&tmp, text).expect("write cases");
+    std::fs::rename(&tmp, &path).expect("rename cases");
+    (path, tile_rows.len(), ext_rows.len())
+}
+
+fn check(sanitize: bool) {
+    let exe = build(sanitize);
+    let lib = lib_path_env(&library_dir());
+    let mut env = vec![
+        ("LD_LIBRARY_PATH", lib.as_str()),
+        ("SEQSHIM_BACKEND", "cpu"),
+    ];
+    if sanitize {
+        env.push(("ASAN_OPTIONS", "detect_leaks=1"));
+    }
+    let mut expected =
+        String::from("bad input: ok\ngenerated: 200 tiles, 200 batch results equal\n");
+    let output = match fixture_dir() {
+        Some(dir) => {
+            let (cases, n_tiles, n_ext) = write_cases(&dir);
+            write!(
+                expected,
+                "tiles: {n_tiles} of {n_tiles} match, {n_tiles} batched match\n\
+                 extensions: {n_ext} of {n_ext} match, {n_ext} batched match\n"
+            )
+            .unwrap();
+            let mut cmd = std::process::Command::new(&exe);
+            cmd.arg(&cases);
+            for (key, _) in std::env::vars() {
+                if key.starts_with("SEQSHIM_") {
+                    cmd.env_remove(key);
+                }
+            }
+            cmd.envs(env.iter().copied());
+            cmd.output().expect("run gact_client")
+        }
+        None => run(&exe, &env),
+    };
+    assert_output(
+        &format!("gact_client (sanitizers: {sanitize})"),
+        &output,
+        &expected,
+    );
+}
+
+#[test]
+fn gact_c_client() {
+    check(false);
+}
+
+#[test]
+fn gact_c_client_sanitized() {
+    check(true);
+}
