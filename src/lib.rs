@@ -11,6 +11,12 @@
 #![deny(clippy::undocumented_unsafe_blocks)]
 
 pub mod abea;
+/// CUDA-EC spectrum error correction; C sees it through `ffi::cudaec`
+/// (`seqshim_ec_*` in `seqshim.h`, `seqshim_cudaec_run_test` in the
+/// hand-written `include/seqshim_cudaec.h`).
+///
+/// cbindgen:ignore
+pub mod ec;
 pub mod engine;
 #[allow(unsafe_code)]
 pub mod ffi;

@@ -1,0 +1,181 @@
+//! Default-mode spectrum: exact counts of canonical 2-bit packed k-mers
+//! (k <= 32); memory grows with the number of distinct k-mers only.
+
+use std::collections::{HashMap, HashSet};
+use std::hash::{BuildHasherDefault, Hasher};
+
+use super::parallel::for_each_chunk_mut;
+
+/// Reads counted per parallel work item (each item builds a local map).
+const READS_PER_CHUNK: usize = 8_192;
+/// Chunks counted (in parallel) before their maps are merged.
+const CHUNKS_PER_BLOCK: usize = 16;
+
+/// A cheap, well-mixing hasher for packed k-mers (splitmix64 finaliser).
+#[derive(Default, Clone, Copy)]
+pub struct KmerHasher(u64);
+
+impl Hasher for KmerHasher {
+    fn finish(&self) -> u64 {
+        let mut z = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        z ^ (z >> 31)
+    }
+    fn write(&mut self, bytes: &[u8]) {
+        for &b in bytes {
+            self.0 = (self.0 << 8) ^ u64::from(b);
+        }
+    }
+    fn write_u64(&mut self, x: u64) {
+        self.0 = x;
+    }
+}
+
+type KmerBuild = BuildHasherDefault<KmerHasher>;
+
+/// 2-bit code of a base (A=0, C=1, G=2, T=3; either case), `None` otherwise.
+#[inline]
+pub fn base_code(b: u8) -> Option<u64> {
+    match b {
+        b'A' | b'a' => Some(0),
+        b'C' | b'c' => Some(1),
+        b'G' | b'g' => Some(2),
+        b'T' | b't' => Some(3),
+        _ => None,
+    }
+}
+
+/// Forward and reverse-complement codes of a k-mer made only of A/C/G/T.
+#[inline]
+pub fn encode(kmer: &[u8]) -> Option<(u64, u64)> {
+    let (mut fwd, mut rc) = (0u64, 0u64);
+    for (i, &b) in kmer.iter().enumerate() {
+        let c = base_code(b)?;
+        fwd = (fwd << 2) | c;
+        rc |= (3 - c) << (2 * i);
+    }
+    Some((fwd, rc))
+}
+
+/// Calls `visit(canonical_code)` for every window of `seq` without a non-ACGT
+/// base. Palindromes yield one code per occurrence.
+pub fn for_each_canonical(seq: &[u8], k: usize, mut visit: impl FnMut(u64)) {
+    let mask = if k == 32 {
+        u64::MAX
+    } else {
+        (1u64 << (2 * k)) - 1
+    };
+    let (mut fwd, mut rc, mut valid) = (0u64, 0u64, 0usize);
+    for &b in seq {
+        match base_code(b) {
+            Some(c) => {
+                fwd = ((fwd << 2) | c) & mask;
+                rc = (rc >> 2) | ((3 - c) << (2 * (k - 1)));
+                valid += 1;
+                if valid >= k {
+                    visit(fwd.min(rc));
+                }
+            }
+            None => valid = 0,
+        }
+    }
+}
+
+/// Exact canonical k-mer counts being accumulated.
+#[derive(Clone, Debug, Default)]
+pub struct KmerCounter {
+    k: usize,
+    counts: HashMap<u64, u32, KmerBuild>,
+}
+
+impl KmerCounter {
+    pub fn new(k: usize) -> Self {
+        KmerCounter {
+            k,
+            counts: HashMap::default(),
+        }
+    }
+
+    /// Counts all windows of `reads`; per-chunk maps are built in parallel and
+    /// merged, so the result does not depend on the thread count.
+    pub fn add(&mut self, reads: &[&[u8]]) {
+        let k = self.k;
+        // Blocks bound the number of live partial maps (memory stays
+        // proportional to distinct k-mers, not to the input).
+        for block in reads.chunks(READS_PER_CHUNK * CHUNKS_PER_BLOCK) {
+            let mut partial: Vec<HashMap<u64, u32, KmerBuild>> =
+                vec![HashMap::default(); block.len().div_ceil(READS_PER_CHUNK)];
+            for_each_chunk_mut(&mut partial, 1, |i, slot| {
+                let map = &mut slot[0];
+                let end = ((i + 1) * READS_PER_CHUNK).min(block.len());
+                for read in &block[i * READS_PER_CHUNK..end] {
+                    for_each_canonical(read, k, |code| *map.entry(code).or_insert(0) += 1);
+                }
+            });
+            for map in partial {
+                for (code, n) in map {
+                    let c = self.counts.entry(code).or_insert(0);
+                    *c = c.saturating_add(n);
+                }
+            }
+        }
+    }
+
+    #[cfg(test)]
+    pub fn distinct(&self) -> usize {
+        self.counts.len()
+    }
+
+    /// Keeps the k-mers counted at least `min_mult` times.
+    pub fn into_solid(self, min_mult: u32) -> SolidKmers {
+        let codes = self
+            .counts
+            .into_iter()
+            .filter(|&(_, n)| n >= min_mult)
+            .map(|(c, _)| c)
+            .collect();
+        SolidKmers { codes }
+    }
+}
+
+/// The finalised default-mode spectrum: the set of solid canonical k-mers.
+#[derive(Clone, Debug)]
+pub struct SolidKmers {
+    codes: HashSet<u64, KmerBuild>,
+}
+
+impl SolidKmers {
+    pub fn len(&self) -> usize {
+        self.codes.len()
+    }
+
+    /// Whether the k-mer with these forward/reverse-complement codes is solid.
+    #[inline]
+    pub fn contains_codes(&self, fwd: u64, rc: u64) -> bool {
+        self.codes.contains(&fwd.min(rc))
+    }
+
+    /// Whether `kmer` (k bytes) is solid; false if it has a non-ACGT byte.
+    pub fn contains(&self, kmer: &[u8]) -> bool {
+        encode(kmer).is_some_and(|(f, r)| self.contains_codes(f, r))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn canonical_counts_merge_strands_and_skip_n() {
+        let mut c = KmerCounter::new(3);
+        c.add(&[b"ACGNAAA", b"TTT"]);
+        // ACG (its own RC is CGT), AAA twice (AAA + TTT).
+        let solid = c.clone().into_solid(2);
+        assert!(solid.contains(b"AAA") && solid.contains(b"TTT"));
+        assert!(!solid.contains(b"ACG"));
+        assert_eq!(c.distinct(), 2);
+        let one = c.into_solid(1);
+        assert!(one.contains(b"CGT"));
+    }
+}
