@@ -9,6 +9,31 @@
 #include <stdint.h>
 
 /*
+ A read was neither changed nor trimmed.
+ */
+#define SEQSHIM_EC_UNCHANGED 0
+
+/*
+ A read was corrected at full length.
+ */
+#define SEQSHIM_EC_FIXED 1
+
+/*
+ A read was trimmed (and possibly corrected); it now starts at offset 0.
+ */
+#define SEQSHIM_EC_TRIMMED 2
+
+/*
+ A read was discarded.
+ */
+#define SEQSHIM_EC_DISCARDED 3
+
+/*
+ `seqshim_ec_params.flags`: byte-identical to CUDA-EC v1.0.x.
+ */
+#define SEQSHIM_EC_EXACT_V1 1
+
+/*
  `align_mode`: global alignment (CONSENT).
  */
 #define SEQSHIM_POA_ALIGN_GLOBAL 0
@@ -223,7 +248,24 @@ typedef enum seqshim_status {
    A result differed from the CPU reference (the selftest).
    */
   SEQSHIM_E_MISMATCH = -13,
+  /*
+   A file could not be opened, read or written.
+   */
+  SEQSHIM_E_IO = -14,
+  /*
+   An input file is malformed.
+   */
+  SEQSHIM_E_FORMAT = -15,
+  /*
+   Memory the call needs could not be allocated; the call had no effect.
+   */
+  SEQSHIM_E_NOMEM = -16,
 } seqshim_status;
+
+/*
+ A k-mer spectrum: new → add → finalize → contains / export / correct → free.
+ */
+typedef struct seqshim_ec_spectrum seqshim_ec_spectrum;
 
 /*
  An opaque batch of windows: the family's batch and, for C callers, each
@@ -235,6 +277,64 @@ typedef struct seqshim_poa_batch_t seqshim_poa_batch_t;
  An opaque batch of pairs.
  */
 typedef struct seqshim_wfa_batch_t seqshim_wfa_batch_t;
+
+/*
+ Correction parameters (spec §9.2); fill with `seqshim_ec_params_default`.
+ */
+typedef struct seqshim_ec_params {
+  /*
+   `sizeof(seqshim_ec_params)`.
+   */
+  uint32_t size;
+  /*
+   `SEQSHIM_EC_EXACT_V1` or 0 (default mode).
+   */
+  uint32_t flags;
+  /*
+   k-mer size: exact-v1 1..read_len, default 1..32.
+   */
+  uint16_t k;
+  /*
+   exact-v1: level stride (threshold stays 6); default: solid iff count >= min_mult.
+   */
+  uint16_t min_mult;
+  /*
+   A fix qualifies with votes > min_votes.
+   */
+  int16_t min_votes;
+  uint16_t max_trim;
+  /*
+   1 or 2.
+   */
+  uint16_t num_search;
+  uint16_t do_trim;
+  int16_t max_mods;
+  /*
+   exact-v1: the read length L; default: 0 (variable lengths).
+   */
+  uint16_t read_len;
+  /*
+   0 = mode default (65,536-round watchdog / read length).
+   */
+  uint32_t max_rounds;
+  /*
+   Must be 0.
+   */
+  uint32_t reserved;
+} seqshim_ec_params;
+
+/*
+ Counters of a `seqshim_ec_correct_file` run.
+ */
+typedef struct seqshim_ec_stats {
+  uint64_t reads;
+  uint64_t unchanged;
+  uint64_t fixed;
+  uint64_t trimmed;
+  uint64_t discarded;
+  uint64_t solid_kmers;
+  uint64_t watchdog_hits;
+} seqshim_ec_stats;
 
 /*
  Options of a batch. `seqshim_poa_params_default` fills CONSENT's.
@@ -372,6 +472,138 @@ typedef struct seqshim_wfa_options_t {
 #ifdef __cplusplus
 extern "C" {
 #endif // __cplusplus
+
+/*
+ Fills `*p` with the defaults of a mode: v1's command-line defaults (k 20,
+ min_mult 6, min_votes 2, max_trim 20, num_search 1, do_trim 1, max_mods
+ 999), `read_len` 35 (v1's `-r` default) with `SEQSHIM_EC_EXACT_V1`, 0
+ (variable lengths) without. Unknown flags: `SEQSHIM_E_ARG`.
+
+ # Safety
+ `p` must be null (`SEQSHIM_E_NULL`) or valid for writing a `seqshim_ec_params`.
+ */
+enum seqshim_status seqshim_ec_params_default(struct seqshim_ec_params *p, uint32_t flags);
+
+/*
+ Creates a spectrum. exact-v1: `n_reads` must be the exact number of reads
+ to be added (it sizes v1's counting array); default: a hint, 0 allowed.
+ Bad parameters: `SEQSHIM_E_ARG`; an exact-v1 counting array of 2^32 bytes
+ or more: `SEQSHIM_E_LIMIT`; no memory: `SEQSHIM_E_NOMEM`.
+
+ # Safety
+ `p` must be null or point to a readable `seqshim_ec_params`; `out` must
+ be null or valid for writing a pointer. Free the spectrum with
+ `seqshim_ec_spectrum_free`.
+ */
+enum seqshim_status seqshim_ec_spectrum_new(const struct seqshim_ec_params *p, uint64_t n_reads, struct seqshim_ec_spectrum **out);
+
+/*
+ Counts `n` reads, in order (exact-v1 counting is order dependent): read i
+ is `lens[i]` bytes at `seqs + i*stride` (`lens[i] <= stride`). exact-v1:
+ at most `read_len` bytes a read (`SEQSHIM_E_LIMIT`), bytes after a NUL
+ count as NUL, and at most the `n_reads` announced (`SEQSHIM_E_STATE`).
+ After `finalize`: `SEQSHIM_E_STATE`. On error nothing was counted.
+
+ # Safety
+ `s` must be null or a live spectrum used by no other thread; `lens` must
+ be valid for `n` reads and each read for `lens[i]` bytes.
+ */
+enum seqshim_status seqshim_ec_spectrum_add(struct seqshim_ec_spectrum *s, const char *seqs, size_t stride, const uint32_t *lens, size_t n);
+
+/*
+ Ends counting: builds the exact-v1 Bloom table (§4.4) or the default
+ mode's solid set. Twice: `SEQSHIM_E_STATE`.
+
+ # Safety
+ `s` must be null or a live spectrum used by no other thread.
+ */
+enum seqshim_status seqshim_ec_spectrum_finalize(struct seqshim_ec_spectrum *s);
+
+/*
+ Solid strings (exact-v1: list entries, both strands) or solid canonical
+ k-mers (default, after `finalize`); a negative `seqshim_status` on error.
+
+ # Safety
+ `s` must be null or a live spectrum not being changed by another thread.
+ */
+int64_t seqshim_ec_spectrum_num_solid(const struct seqshim_ec_spectrum *s);
+
+/*
+ Whether the k bytes at `kmer` are solid: 1 or 0; a negative
+ `seqshim_status` on error (`SEQSHIM_E_STATE` before `finalize`).
+ exact-v1 answers from the Bloom bits, false positives included.
+
+ # Safety
+ `s` must be null or a live spectrum not being changed by another thread;
+ `kmer` must be null or valid for k bytes.
+ */
+int32_t seqshim_ec_spectrum_contains(const struct seqshim_ec_spectrum *s, const char *kmer);
+
+/*
+ exact-v1: v1's GPU Bloom table (§4.4): `*table` points to `*table_size`
+ bytes owned by the spectrum (valid until it is freed), `*num_tuples` is
+ v1's `numTuples`. Before `finalize` or on a default-mode spectrum:
+ `SEQSHIM_E_STATE`.
+
+ # Safety
+ `s` must be null or a live spectrum not being changed by another thread;
+ each out pointer must be null (`SEQSHIM_E_NULL`) or writable.
+ */
+enum seqshim_status seqshim_ec_spectrum_export_v1(const struct seqshim_ec_spectrum *s, const uint8_t **table, unsigned int *table_size, int *num_tuples);
+
+/*
+ Frees a spectrum; null and a second free are ignored.
+
+ # Safety
+ `s` must not be used by any other thread during or after the call;
+ tables from `export_v1` are invalid afterwards.
+ */
+void seqshim_ec_spectrum_free(struct seqshim_ec_spectrum *s);
+
+/*
+ Corrects `n` reads in place with a finalised spectrum whose mode, k and
+ read_len match `p`: read i is `lens[i]` bytes at `seqs + i*stride`
+ (`lens[i] <= stride`). On return read i holds its corrected bytes from
+ offset 0, `lens[i]` its new length, `status[i]` one of
+ `SEQSHIM_EC_UNCHANGED/FIXED/TRIMMED/DISCARDED`, and `trim_start[i]` (when
+ not null) the bases trimmed from its start. exact-v1 treats the batch as
+ one v1 launch (pass a whole file to match v1); a read longer than
+ `read_len`: `SEQSHIM_E_LIMIT`. On error nothing was changed.
+
+ # Safety
+ `s` must be null or a live, finalised spectrum; `p` null or readable;
+ `lens`, `status` (and `trim_start` when not null) valid for `n` elements;
+ every read valid for `stride` bytes of writing, except the last, which
+ must be valid for `lens[n-1]`; no buffer may overlap another.
+ */
+enum seqshim_status seqshim_ec_correct_batch(const struct seqshim_ec_spectrum *s, const struct seqshim_ec_params *p, char *seqs, size_t stride, uint32_t *lens, size_t n, uint8_t *status, uint32_t *trim_start);
+
+/*
+ Corrects a file: counts, finalises, corrects and writes the fixed file
+ (unchanged, fixed and trimmed reads) and the discard file, in input
+ order. exact-v1: FASTA read as v1 reads it, both outputs byte-identical
+ to v1 (`discard_path` required). Default: multi-line FASTA or FASTQ,
+ output in the input format, `discard_path` may be NULL. Outputs appear
+ only when complete. Unreadable or unwritable file: `SEQSHIM_E_IO`;
+ malformed input: `SEQSHIM_E_FORMAT`; exact-v1 sequence line longer than
+ `read_len`: `SEQSHIM_E_LIMIT` (the last error names file and line).
+
+ # Safety
+ The paths must be null or NUL-terminated strings; `p` null or readable;
+ `stats` null or writable.
+ */
+enum seqshim_status seqshim_ec_correct_file(const char *in_path, const char *fixed_path, const char *discard_path, const struct seqshim_ec_params *p, struct seqshim_ec_stats *stats);
+
+/*
+ The message of the last failed `seqshim_ec_*` call (or
+ `seqshim_cudaec_run_test`) on this thread, naming the file and line for
+ file errors; "" when none failed.
+
+ # Safety
+ Always safe to call. The string stays valid until the next `seqshim_ec_*`
+ call on this thread; do not free it.
+ */
+const char *seqshim_ec_last_error(void);
 
 /*
  The library version as a static NUL-terminated string, e.g. `"0.2.0"`.

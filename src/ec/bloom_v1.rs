@@ -84,11 +84,15 @@ impl CountingFilterV1 {
                 "counting filter modulus F*8 wraps to 0".into(),
             ));
         }
+        let mut bits = Vec::new();
+        bits.try_reserve_exact(total as usize + 1)
+            .map_err(|_| EcError::OutOfMemory(format!("counting array of {} bytes", total + 1)))?;
+        bits.resize(total as usize + 1, 0);
         Ok(CountingFilterV1 {
             read_len,
             k,
             min_mult,
-            bits: vec![0; total as usize + 1],
+            bits,
             hash_modulus,
             expected_reads: n_reads,
             added_reads: 0,

@@ -42,6 +42,8 @@ pub enum EcError {
         line: usize,
         message: String,
     },
+    /// A buffer the work needs could not be allocated.
+    OutOfMemory(String),
 }
 
 impl EcError {
@@ -99,6 +101,7 @@ impl fmt::Display for EcError {
             } => {
                 write!(f, "{}:{line}: {message}", file.display())
             }
+            EcError::OutOfMemory(m) => write!(f, "out of memory: {m}"),
         }
     }
 }

@@ -3,6 +3,7 @@
 //! documents its contract in a `# Safety` section.
 
 pub mod boa;
+pub mod cudaec;
 pub mod darwin;
 pub mod f5c;
 pub mod guard;

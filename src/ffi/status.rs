@@ -43,12 +43,18 @@ pub enum seqshim_status {
     SEQSHIM_E_PANIC = -12,
     /// A result differed from the CPU reference (the selftest).
     SEQSHIM_E_MISMATCH = -13,
+    /// A file could not be opened, read or written.
+    SEQSHIM_E_IO = -14,
+    /// An input file is malformed.
+    SEQSHIM_E_FORMAT = -15,
+    /// Memory the call needs could not be allocated; the call had no effect.
+    SEQSHIM_E_NOMEM = -16,
 }
 
 pub use seqshim_status::*;
 
 /// Every status, for `seqshim_strerror` and its test.
-const ALL: [seqshim_status; 14] = [
+const ALL: [seqshim_status; 17] = [
     SEQSHIM_OK,
     SEQSHIM_E_NULL,
     SEQSHIM_E_ARG,
@@ -63,6 +69,9 @@ const ALL: [seqshim_status; 14] = [
     SEQSHIM_E_INTERNAL,
     SEQSHIM_E_PANIC,
     SEQSHIM_E_MISMATCH,
+    SEQSHIM_E_IO,
+    SEQSHIM_E_FORMAT,
+    SEQSHIM_E_NOMEM,
 ];
 
 impl seqshim_status {
@@ -85,6 +94,9 @@ impl seqshim_status {
                 b"internal bug caught at the C boundary (see the [seqshim] log line)\0"
             }
             SEQSHIM_E_MISMATCH => b"a result differed from the CPU reference\0",
+            SEQSHIM_E_IO => b"a file could not be opened, read or written\0",
+            SEQSHIM_E_FORMAT => b"an input file is malformed\0",
+            SEQSHIM_E_NOMEM => b"out of memory\0",
         }
     }
 
@@ -122,6 +134,20 @@ impl OnPanic for seqshim_status {
 
 impl OnPanic for () {
     fn on_panic() -> Self {}
+}
+
+/// Counts that double as statuses (negative on error): `SEQSHIM_E_PANIC`.
+impl OnPanic for i64 {
+    fn on_panic() -> Self {
+        SEQSHIM_E_PANIC as i64
+    }
+}
+
+/// Answers that double as statuses (1 / 0 / negative): `SEQSHIM_E_PANIC`.
+impl OnPanic for i32 {
+    fn on_panic() -> Self {
+        SEQSHIM_E_PANIC as i32
+    }
 }
 
 /// Sizes and counts: nothing.
