@@ -52,14 +52,20 @@ pub fn correct_file_default(
     fixed_path: &Path,
     discard_path: Option<&Path>,
     params: &Params,
+    progress: &mut dyn FnMut(&str),
 ) -> Result<Stats, EcError> {
     let data = read_input(in_path)?;
     let (format, mut records) = seqio::parse(in_path, &data)?;
     drop(data);
+    progress(&format!("read {} reads", records.len()));
     let solid = {
         let seqs: Vec<&[u8]> = records.iter().map(|r| r.seq.as_slice()).collect();
         count_solid(&seqs, params)
     };
+    progress(&format!(
+        "counted the spectrum: {} solid k-mers",
+        solid.len()
+    ));
     let outcomes = {
         let mut views: Vec<ReadView<'_>> = records
             .iter_mut()
@@ -67,6 +73,7 @@ pub fn correct_file_default(
             .collect();
         correct_reads(&mut views, &solid, params)
     };
+    progress(&format!("corrected {} reads", records.len()));
     let mut stats = Stats {
         reads: records.len() as u64,
         solid_kmers: solid.len() as u64,
@@ -87,5 +94,6 @@ pub fn correct_file_default(
         Some(d) => write_all_atomically(&[(fixed_path, &fixed), (d, &discard)])?,
         None => write_all_atomically(&[(fixed_path, &fixed)])?,
     }
+    progress("wrote the output files");
     Ok(stats)
 }

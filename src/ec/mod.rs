@@ -89,16 +89,28 @@ pub fn correct_file(
     discard_path: Option<&Path>,
     params: &Params,
 ) -> Result<Stats, EcError> {
+    correct_file_with_progress(in_path, fixed_path, discard_path, params, &mut |_| {})
+}
+
+/// [`correct_file`], calling `progress` with one line at the end of each
+/// phase (read, count, correct, write) for command-line progress reports.
+pub fn correct_file_with_progress(
+    in_path: &Path,
+    fixed_path: &Path,
+    discard_path: Option<&Path>,
+    params: &Params,
+    progress: &mut dyn FnMut(&str),
+) -> Result<Stats, EcError> {
     params.validate()?;
     match params.mode {
         Mode::ExactV1 => {
             let discard = discard_path.ok_or_else(|| {
                 EcError::InvalidParam("exact-v1 needs a discard file (v1 always writes one)".into())
             })?;
-            v1::correct_file_v1(in_path, fixed_path, discard, params)
+            v1::correct_file_v1(in_path, fixed_path, discard, params, progress)
         }
         Mode::Default => {
-            default_mode::correct_file_default(in_path, fixed_path, discard_path, params)
+            default_mode::correct_file_default(in_path, fixed_path, discard_path, params, progress)
         }
     }
 }

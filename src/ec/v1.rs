@@ -100,17 +100,38 @@ pub struct V1FileResult {
 
 /// The whole v1 host program on an in-memory file.
 pub fn process_v1_file(path: &Path, data: &[u8], params: &Params) -> Result<V1FileResult, EcError> {
+    process_v1_file_progress(path, data, params, &mut |_| {})
+}
+
+/// [`process_v1_file`], reporting the end of each phase to `progress`.
+pub(crate) fn process_v1_file_progress(
+    path: &Path,
+    data: &[u8],
+    params: &Params,
+    progress: &mut dyn FnMut(&str),
+) -> Result<V1FileResult, EcError> {
     let read_len = params.read_len;
     let reads: Vec<V1Read> = read_v1_fasta(path, data, read_len)?;
+    progress(&format!("read {} reads", reads.len()));
     let mut filter =
         CountingFilterV1::new(read_len, params.k, params.min_mult, reads.len() as u64)?;
     let seqs: Vec<&[u8]> = reads.iter().map(|r| r.seq.as_slice()).collect();
     filter.add(&seqs)?;
     let bloom = filter.build_bloom()?;
+    progress(&format!(
+        "counted the spectrum: {} solid strings, Bloom table of {} bytes",
+        filter.num_solid(),
+        bloom.bytes().len()
+    ));
     let records_in = pack_records(seqs.iter().copied(), read_len);
     let mut records = records_in.clone();
     let cfg = kernel_config(params);
     let report = run_kernels(&mut records, &cfg, &bloom)?;
+    progress(&format!(
+        "corrected {} reads ({} into the second kernel)",
+        reads.len(),
+        report.kernel2_reads
+    ));
 
     let stride = read_len + 2;
     let mut stats = Stats {
@@ -153,9 +174,11 @@ pub fn correct_file_v1(
     fixed_path: &Path,
     discard_path: &Path,
     params: &Params,
+    progress: &mut dyn FnMut(&str),
 ) -> Result<Stats, EcError> {
     let data = read_input(in_path)?;
-    let result = process_v1_file(in_path, &data, params)?;
+    let result = process_v1_file_progress(in_path, &data, params, progress)?;
     write_all_atomically(&[(fixed_path, &result.fixed), (discard_path, &result.discard)])?;
+    progress("wrote the fixed and discard files");
     Ok(result.stats)
 }
