@@ -46,7 +46,7 @@ pub(crate) fn run_kernels(
     bloom: &BloomTableV1,
 ) -> Result<RunReport, EcError> {
     let stride = cfg.read_len + 2;
-    if !records.len().is_multiple_of(stride) {
+    if records.len() % stride != 0 {
         return Err(EcError::InvalidParam(format!(
             "record array of {} bytes is not a multiple of the stride {stride}",
             records.len()
