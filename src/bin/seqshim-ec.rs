@@ -4,6 +4,8 @@
 //! Exit codes: 0 success, 1 the correction failed (unreadable, unwritable or
 //! malformed input, a read too long in exact-v1 mode, ...), 2 bad usage.
 
+#![forbid(unsafe_code)]
+
 use std::path::PathBuf;
 use std::process::ExitCode;
 use std::time::Instant;
@@ -130,9 +132,8 @@ fn main() -> ExitCode {
         }
     };
     if let Some(n) = args.threads {
-        // SAFETY: the process is still single-threaded and the engine reads
-        // its configuration later, on first use of the pool.
-        unsafe { std::env::set_var("SEQSHIM_THREADS", n.to_string()) };
+        // Before any work: the engine's pool has not started yet.
+        seqshim::engine::cpu::request_threads(n);
     }
     let start = Instant::now();
     let mut last = start;

@@ -5,9 +5,21 @@ use once_cell::sync::OnceCell;
 
 static POOL: OnceCell<Option<rayon::ThreadPool>> = OnceCell::new();
 static HOST_POOL: OnceCell<Option<rayon::ThreadPool>> = OnceCell::new();
+/// A size asked for by the program itself (a command-line `--threads`),
+/// before the pool started; it wins over `SEQSHIM_THREADS`.
+static REQUESTED: OnceCell<usize> = OnceCell::new();
+
+/// Asks for a pool of `n` threads (at least one). Takes effect only before
+/// the pool's first use; returns whether it did.
+pub fn request_threads(n: usize) -> bool {
+    POOL.get().is_none() && REQUESTED.set(n.max(1)).is_ok()
+}
 
 /// Number of worker threads the pool has (or would have).
 pub fn threads() -> usize {
+    if let Some(&n) = REQUESTED.get() {
+        return n;
+    }
     super::config::get().threads.unwrap_or_else(|| {
         std::thread::available_parallelism()
             .map(|n| n.get())
