@@ -1,8 +1,9 @@
 //! Darwin's GACT exports from a C program (ffi-tests/gact/gact_client.c):
 //! layout asserts at compile time, argument checks, generated tiles through
 //! the single and batch entries, and every fixture tile and extension
-//! compared with Darwin's recorded output, single and batched; once plainly
-//! and once under ASan/UBSan.
+//! compared with Darwin's recorded output, single and batched; 16 threads
+//! calling the single-call entries at once against a single-threaded pass;
+//! once plainly and once under ASan/UBSan.
 
 mod support;
 
@@ -26,7 +27,7 @@ fn build(sanitize: bool) -> PathBuf {
         &name,
         &[repo().join("ffi-tests/gact/gact_client.c")],
         &flags,
-        &[&lib_flag, "-lseqshim"],
+        &[&lib_flag, "-lseqshim", "-lpthread"],
     )
 }
 
@@ -178,8 +179,10 @@ fn check(sanitize: bool) {
     if sanitize {
         env.push(("ASAN_OPTIONS", "detect_leaks=1"));
     }
-    let mut expected =
-        String::from("bad input: ok\ngenerated: 200 tiles, 200 batch results equal\n");
+    let mut expected = String::from(
+        "bad input: ok\ngenerated: 200 tiles, 200 batch results equal\n\
+         threads: 16 threads x (48 tiles + 6 extensions), 0 differ from one thread\n",
+    );
     let output = match fixture_dir() {
         Some(dir) => {
             let (cases, n_tiles, n_ext) = write_cases(&dir);
