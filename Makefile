@@ -15,7 +15,7 @@ DATA_DIR ?= ../shared/data
 ABEA_FIXTURE := $(DATA_DIR)/abea/ecoli_2kb_r94
 
 .PHONY: demo test deps build header check-header cbindgen lint unit-tests nvrtc-check \
-        consumers install device-bundle clean bench-poa bench-wfa2 bench-wfa-batch
+        consumers install device-bundle clean bench-poa bench-wfa2 bench-wfa-batch bench-gact
 
 deps:
 	@bash scripts/install-deps.sh
@@ -34,6 +34,8 @@ demo: build
 	    -L$(BUILD)/demo -lseqshim -lm -Wl,-rpath,'$$ORIGIN'
 	$(CC) -O2 -Wall -Wextra -Werror -Iinclude -Iinclude/wfa2lib -o $(BUILD)/demo/seqshim-wfa-demo \
 	    integrations/demo/wfa_batch_demo.c -L$(BUILD)/demo -lseqshim -lpthread -Wl,-rpath,'$$ORIGIN'
+	$(CC) -O2 -Wall -Wextra -Werror -Iinclude -o $(BUILD)/demo/seqshim-gact-demo integrations/demo/gact_demo.c \
+	    -L$(BUILD)/demo -lseqshim -Wl,-rpath,'$$ORIGIN'
 	@echo
 	$(BUILD)/demo/seqshim-demo
 	@echo
@@ -45,6 +47,8 @@ demo: build
 	fi
 	@echo
 	$(BUILD)/demo/seqshim-wfa-demo
+	@echo
+	$(BUILD)/demo/seqshim-gact-demo
 	@echo
 	@echo "-- WFA2-lib 2.3.3: a client linked to the distribution's libwfa2, then seqshim swapped in --"
 	@mkdir -p $(BUILD)/demo/compat
@@ -143,6 +147,19 @@ bench-wfa-batch: build
 	$(BUILD)/bench/wfa_batch_bench "$$(ldconfig -p | awk '/libwfa2\.so\.0 /{print $$NF; exit}')" $(CURDIR)/$(RELEASE_LIB)
 	$(BUILD)/bench/wfa_threads 16 100000 150 0.05 none
 	LD_PRELOAD=$(CURDIR)/$(RELEASE_LIB) $(BUILD)/bench/wfa_threads 16 100000 150 0.05 none
+
+# GACT tiles (320x320, 15 % divergence) through seqshim on one thread and on
+# all cores (batch API) vs parasail's traced Smith-Waterman on the same
+# tiles, then whole 10 kb extensions; Darwin's own rates are recorded
+# anchors, printed as such. GACT_BENCH_ARGS: tiles, repeats, pairs.
+GACT_BENCH_ARGS ?= 256 5 16
+bench-gact: build
+	@mkdir -p $(BUILD)/bench
+	@ln -sf ../../$(RELEASE_LIB) $(BUILD)/bench/libseqshim.so.0
+	@ln -sf libseqshim.so.0 $(BUILD)/bench/libseqshim.so
+	$(CC) -O2 -Wall -Wextra -Werror -Iinclude -o $(BUILD)/bench/gact_bench benches/gact/gact_bench.c \
+	    -L$(BUILD)/bench -lseqshim -lparasail -Wl,-rpath,'$$ORIGIN'
+	$(BUILD)/bench/gact_bench $(GACT_BENCH_ARGS)
 
 ## ---------------------------------------------------------------- install
 install: deps

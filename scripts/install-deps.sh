@@ -15,6 +15,8 @@ ldconfig -p 2>/dev/null | grep -q 'libasan\.so' || need+=(libasan8)
 ldconfig -p 2>/dev/null | grep -q 'libubsan\.so' || need+=(libubsan1)
 # The POA oracle: Debian's poa 2.0 binary and its BLOSUM80 file.
 command -v poa >/dev/null 2>&1 || need+=(poa)
+# The GACT tile-score oracle: Debian's parasail (header and library).
+[ -e /usr/include/parasail.h ] || need+=(libparasail-dev)
 # Memory checking of the C programs that drive the BOA mirror ABI.
 command -v valgrind >/dev/null 2>&1 || need+=(valgrind)
 # Peers for `make bench-poa` only (not needed by the tests).

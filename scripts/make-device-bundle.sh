@@ -17,6 +17,8 @@ cc -O2 -Wall -Wextra -Werror -Iinclude -o "$out/bin/seqshim-abea-demo" integrati
     -L"$out/lib" -l:libseqshim.so.0 -lm -Wl,-rpath,'$ORIGIN/../lib'
 cc -O2 -Wall -Wextra -Werror -Iinclude -Iinclude/wfa2lib -o "$out/bin/seqshim-wfa-demo" \
     integrations/demo/wfa_batch_demo.c -L"$out/lib" -l:libseqshim.so.0 -lpthread -Wl,-rpath,'$ORIGIN/../lib'
+cc -O2 -Wall -Wextra -Werror -Iinclude -o "$out/bin/seqshim-gact-demo" integrations/demo/gact_demo.c \
+    -L"$out/lib" -l:libseqshim.so.0 -Wl,-rpath,'$ORIGIN/../lib'
 cc -O1 -Wall -Wextra -Werror -Iinclude -DLOAD_LINKED -o "$out/bin/native_api" \
     ffi-tests/native/native_api.c -L"$out/lib" -l:libseqshim.so.0 -Wl,-rpath,'$ORIGIN/../lib'
 

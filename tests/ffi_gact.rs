@@ -1,8 +1,9 @@
 //! Darwin's GACT exports from a C program (ffi-tests/gact/gact_client.c):
 //! layout asserts at compile time, argument checks, generated tiles through
 //! the single and batch entries, and every fixture tile and extension
-//! compared with Darwin's recorded output, single and batched; once plainly
-//! and once under ASan/UBSan.
+//! compared with Darwin's recorded output, single and batched; 16 threads
+//! calling the single-call entries at once against a single-threaded pass;
+//! once plainly and once under ASan/UBSan.
 
 mod support;
 
@@ -26,7 +27,7 @@ fn build(sanitize: bool) -> PathBuf {
         &name,
         &[repo().join("ffi-tests/gact/gact_client.c")],
         &flags,
-        &[&lib_flag, "-lseqshim"],
+        &[&lib_flag, "-lseqshim", "-lpthread"],
     )
 }
 
@@ -178,8 +179,10 @@ fn check(sanitize: bool) {
     if sanitize {
         env.push(("ASAN_OPTIONS", "detect_leaks=1"));
     }
-    let mut expected =
-        String::from("bad input: ok\ngenerated: 200 tiles, 200 batch results equal\n");
+    let mut expected = String::from(
+        "bad input: ok\ngenerated: 200 tiles, 200 batch results equal\n\
+         threads: 16 threads x (48 tiles + 6 extensions), 0 differ from one thread\n",
+    );
     let output = match fixture_dir() {
         Some(dir) => {
             let (cases, n_tiles, n_ext) = write_cases(&dir);
@@ -216,4 +219,47 @@ fn gact_c_client() {
 #[test]
 fn gact_c_client_sanitized() {
     check(true);
+}
+
+/// Whether Debian's libparasail-dev is installed. `make test` sets
+/// SEQSHIM_REQUIRE_ORACLES=1 so that a missing oracle fails the run instead
+/// of skipping it.
+fn have_parasail() -> bool {
+    let found = Path::new("/usr/include/parasail.h").is_file();
+    if !found && std::env::var("SEQSHIM_REQUIRE_ORACLES").is_ok_and(|v| v == "1") {
+        panic!("SEQSHIM_REQUIRE_ORACLES=1 but parasail (libparasail-dev) is missing");
+    }
+    found
+}
+
+/// First-tile scores against parasail's Smith-Waterman score
+/// (ffi-tests/gact/gact_parasail.c): 100 random tiles under each of four
+/// scorings, every one equal to parasail_sw_scan_16 and parasail_sw.
+#[test]
+fn gact_tile_scores_match_parasail() {
+    if !have_parasail() {
+        eprintln!("skipped: parasail (libparasail-dev) is not installed");
+        return;
+    }
+    let lib_flag = format!("-L{}", library_dir().display());
+    let exe = compile_c(
+        "gact_parasail",
+        &[repo().join("ffi-tests/gact/gact_parasail.c")],
+        STRICT_C,
+        &[&lib_flag, "-lseqshim", "-lparasail"],
+    );
+    let lib = lib_path_env(&library_dir());
+    let output = run(
+        &exe,
+        &[
+            ("LD_LIBRARY_PATH", lib.as_str()),
+            ("SEQSHIM_BACKEND", "cpu"),
+        ],
+    );
+    eprint!("{}", String::from_utf8_lossy(&output.stdout));
+    assert_output(
+        "gact_parasail",
+        &output,
+        "parasail: 400 tiles compared, 400 equal to sw_scan_16, 400 equal to sw\n",
+    );
 }

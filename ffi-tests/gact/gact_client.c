@@ -2,10 +2,13 @@
  * include/seqshim/gact.h: layout asserts, argument checks, generated tiles
  * through the single and the batch entry, and (given a cases file written
  * by tests/ffi_gact.rs from the fixtures) every fixture tile and extension
- * compared with Darwin's recorded output, single and batched.
+ * compared with Darwin's recorded output, single and batched; and 16 threads
+ * calling the single-call entries at once, compared with a single-threaded
+ * pass over the same inputs.
  *
  * Usage: gact_client [CASES]
  */
+#include <pthread.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -284,6 +287,132 @@ static void generated(void) {
         free(ops_batch);
 }
 
+/* ---------------------------------------------------------------- threads */
+/* 16 threads call seqshim_gact_align_tile and seqshim_gact_extend at once,
+ * each over every input (starting at a different one), and compare with a
+ * single-threaded pass made first. */
+enum { TH_THREADS = 16, TH_TILES = 48, TH_EXTS = 6, TH_EXT_LEN = 2000, TH_STRIDE = 1024 };
+
+typedef struct {
+    char ref[511], query[511];
+    int rl, ql;
+    bool reverse, first;
+    int32_t sub[25], gap_open, gap_extend;
+    seqshim_gact_tile_result_t want;
+    uint8_t want_ops[TH_STRIDE];
+} th_tile;
+
+typedef struct {
+    char ref[TH_EXT_LEN], query[TH_EXT_LEN];
+    uint32_t ql;
+    int32_t ref_pos, query_pos;
+    seqshim_gact_aln_t want;
+    char want_ref[2 * TH_EXT_LEN], want_query[2 * TH_EXT_LEN];
+} th_ext;
+
+static th_tile th_tiles[TH_TILES];
+static th_ext th_exts[TH_EXTS];
+
+/* A copy of r with about pct % substitutions, insertions and deletions
+ * (a third each), at most cap bytes; returns its length. */
+static int mutate(const char* r, int rl, char* q, int cap, int pct) {
+    int n = 0;
+    for (int i = 0; i < rl && n < cap;) {
+        uint32_t roll = rnd(300);
+        if (roll < (uint32_t)pct) {
+            q[n++] = "ACGT"[rnd(4)];
+            i++;
+        } else if (roll < 2u * (uint32_t)pct) {
+            q[n++] = "ACGT"[rnd(4)];
+        } else if (roll < 3u * (uint32_t)pct) {
+            i++;
+        } else {
+            q[n++] = r[i++];
+        }
+    }
+    return n;
+}
+
+static int32_t th_run_tile(const th_tile* t, uint8_t* ops, seqshim_gact_tile_result_t* got) {
+    return seqshim_gact_align_tile(t->ref, t->rl, t->query, t->ql, t->sub, t->gap_open,
+                                   t->gap_extend, t->ql, t->rl, t->reverse, t->first, 200, ops,
+                                   TH_STRIDE, got);
+}
+
+static int32_t th_run_ext(const th_ext* e, char* ar, char* aq, seqshim_gact_aln_t* got) {
+    int32_t sub[25];
+    darwin_default(sub);
+    return seqshim_gact_extend(e->ref, e->query, sub, -1, -1, 320, 120, e->ref_pos, e->query_pos,
+                               TH_EXT_LEN, e->ql, 0, ar, aq, 2 * TH_EXT_LEN, got);
+}
+
+static void* th_worker(void* arg) {
+    int id = (int)(intptr_t)arg;
+    long bad = 0;
+    uint8_t ops[TH_STRIDE];
+    char* ar = xmalloc(2 * TH_EXT_LEN);
+    char* aq = xmalloc(2 * TH_EXT_LEN);
+    for (int n = 0; n < TH_TILES + TH_EXTS; n++) {
+        int k = (n + id * 7) % (TH_TILES + TH_EXTS);
+        if (k < TH_TILES) {
+            const th_tile* t = &th_tiles[k];
+            seqshim_gact_tile_result_t got;
+            bad += th_run_tile(t, ops, &got) != 0 || !same_tile(&got, &t->want) ||
+                   memcmp(ops, t->want_ops, got.n_ops) != 0;
+        } else {
+            const th_ext* e = &th_exts[k - TH_TILES];
+            seqshim_gact_aln_t got;
+            bad += th_run_ext(e, ar, aq, &got) != 0 || memcmp(&got, &e->want, sizeof got) != 0 ||
+                   memcmp(ar, e->want_ref, got.n_cols) != 0 ||
+                   memcmp(aq, e->want_query, got.n_cols) != 0;
+        }
+    }
+    free(ar), free(aq);
+    return (void*)(intptr_t)bad;
+}
+
+static void threads(void) {
+    for (int k = 0; k < TH_TILES; k++) {
+        th_tile* t = &th_tiles[k];
+        memset(t, 0, sizeof *t);
+        t->rl = 1 + (int)rnd(511);
+        random_bases(t->ref, t->rl);
+        t->ql = mutate(t->ref, t->rl, t->query, 511, 45);
+        t->reverse = k % 2;
+        t->first = (k / 2) % 2;
+        if (k % 3 == 0) {
+            darwin_default(t->sub);
+            t->gap_open = t->gap_extend = -1;
+        } else {
+            for (int i = 0; i < 25; i++) t->sub[i] = (i / 5 == 4 || i % 5 == 4) ? 0 : -4;
+            for (int i = 0; i < 4; i++) t->sub[6 * i] = 5;
+            t->gap_open = -10;
+            t->gap_extend = -1;
+        }
+        CHECK(th_run_tile(t, t->want_ops, &t->want) == 0);
+    }
+    for (int k = 0; k < TH_EXTS; k++) {
+        th_ext* e = &th_exts[k];
+        random_bases(e->ref, TH_EXT_LEN);
+        e->ql = (uint32_t)mutate(e->ref, TH_EXT_LEN, e->query, TH_EXT_LEN, 45);
+        e->ref_pos = TH_EXT_LEN / 2;
+        e->query_pos = (int32_t)e->ql / 2;
+        CHECK(th_run_ext(e, e->want_ref, e->want_query, &e->want) == 0);
+    }
+    pthread_t th[TH_THREADS];
+    for (int i = 0; i < TH_THREADS; i++)
+        CHECK(pthread_create(&th[i], NULL, th_worker, (void*)(intptr_t)i) == 0);
+    long bad = 0;
+    for (int i = 0; i < TH_THREADS; i++) {
+        void* ret = NULL;
+        CHECK(pthread_join(th[i], &ret) == 0);
+        bad += (long)(intptr_t)ret;
+    }
+    CHECK(bad == 0);
+    printf("threads: %d threads x (%d tiles + %d extensions), %ld differ from one thread\n",
+           TH_THREADS, TH_TILES, TH_EXTS, bad);
+}
+
 /* ---------------------------------------------------------------- fixture cases */
 /* A whitespace-separated token of any length ("." stands for empty). */
 static char* token(FILE* f) {
@@ -509,6 +638,7 @@ static void fixture(const char* path) {
 int main(int argc, char** argv) {
     bad_input();
     generated();
+    threads();
     if (argc > 1) fixture(argv[1]);
     if (failures) {
         fprintf(stderr, "%d checks failed\n", failures);
