@@ -169,6 +169,8 @@ fn gact_extensions_match_upstream_bit_for_bit() {
             tile_overlap: int(row, "tile_overlap") as i32,
             ref_pos: int(row, "ref_pos") as i32,
             query_pos: int(row, "query_pos") as i32,
+            ref_len: None,
+            query_len: None,
         };
         let got = match extend(ref_seq, query_seq, &params_of(row), opts) {
             Ok(a) => a,

@@ -144,6 +144,8 @@ fn main() {
             tile_overlap: 120,
             ref_pos: (r.len() / 2) as i32,
             query_pos: (q.len() / 2) as i32,
+            ref_len: None,
+            query_len: None,
         };
         cols += extend(r, q, &params, opts)
             .expect("extend")

@@ -104,7 +104,15 @@ int32_t seqshim_gact_align_tile(const char* ref_seq, int64_t ref_len,
  * the first advances at most tile_size - tile_overlap bases. The gapped
  * strings ('-' for a gap, bases as given) go to aligned_ref and
  * aligned_query, out->n_cols bytes each, never more than
- * ref_length + query_length; cap is the size of each buffer.
+ * max(ref_length, ref_pos) + max(query_length, query_pos); cap is the size
+ * of each buffer.
+ *
+ * As in Darwin, a seed may lie past a sequence's length (read_overlaps
+ * seeds into its padded reference buffer): the extension toward the starts
+ * then reads the bytes up to the seed, and the one toward the ends stops at
+ * the length. ref_str must therefore be readable for
+ * max(ref_length, ref_pos) bytes, query_str for max(query_length,
+ * query_pos).
  *
  * first_tile_score_threshold: pass 0. Classic Darwin ignores it; any
  * value <= 0 disables the test here too. A positive value asks for

@@ -78,7 +78,13 @@ Alignment GACT(char* ref_str, char* query_str, std::string ref_name, std::string
     // Classic GACT reads first_tile_score_threshold but never uses it (its
     // test is commented out), so seqshim gets 0: no first-tile test.
     (void)first_tile_score_threshold;
-    uint32_t cap = seqshim_darwin::clamp_cap((unsigned long long)ref_length + query_length);
+    // A seed may lie past a sequence's end (read_overlaps seeds into its
+    // padded reference buffer); the columns are bounded by the larger of
+    // each length and its seed.
+    unsigned long long ref_span = ref_pos > 0 && (uint32_t)ref_pos > ref_length ? (uint32_t)ref_pos : ref_length;
+    unsigned long long query_span =
+        query_pos > 0 && (uint32_t)query_pos > query_length ? (uint32_t)query_pos : query_length;
+    uint32_t cap = seqshim_darwin::clamp_cap(ref_span + query_span);
     std::string aligned_ref(cap, '\0');
     std::string aligned_query(cap, '\0');
     seqshim_gact_aln_t out;

@@ -257,15 +257,24 @@ fn check_threshold(threshold: i32) -> Result<(), i32> {
 fn extend_options(
     tile_size: i32,
     tile_overlap: i32,
-    ref_pos: i32,
-    query_pos: i32,
+    (ref_pos, ref_length): (i32, u32),
+    (query_pos, query_length): (i32, u32),
 ) -> ExtendOptions {
     ExtendOptions {
         tile_size,
         tile_overlap,
         ref_pos,
         query_pos,
+        ref_len: Some(ref_length as usize),
+        query_len: Some(query_length as usize),
     }
+}
+
+/// How many bytes of a sequence an extension may read: its length, or up to
+/// the seed when the seed lies past it (Darwin's `read_overlaps` seeds into
+/// its padded reference buffer, and the left extension reads up to there).
+fn readable(length: u32, pos: i32) -> usize {
+    (length as usize).max(usize::try_from(pos).unwrap_or(0))
 }
 
 /// Darwin's `AlignWithBT` on one tile: Smith-Waterman with affine gaps and a
@@ -362,8 +371,10 @@ pub unsafe extern "C" fn seqshim_gact_align_tile(
 /// loop forever). On an error `*out` is zeroed (when `out` is not null).
 ///
 /// # Safety
-/// `ref_str` must be valid for `ref_length` reads and `query_str` for
-/// `query_length` reads (null when the length is 0); `sub_mat` for 25
+/// `ref_str` must be valid for `max(ref_length, ref_pos)` reads and
+/// `query_str` for `max(query_length, query_pos)` reads (null when that is
+/// 0): as Darwin's `GACT`, the left extension reads up to a seed placed past
+/// a sequence's length; `sub_mat` for 25
 /// reads; `aligned_ref` and `aligned_query` each for `cap` writes (null
 /// when `cap` is 0), not overlapping each other or the inputs; `out` for one
 /// write.
@@ -402,8 +413,8 @@ pub unsafe extern "C" fn seqshim_gact_extend(
             (|| {
                 let params = params(sub_mat, gap_open, gap_extend)?;
                 let null = code(SEQSHIM_E_NULL);
-                let r = bytes(ref_str.cast(), ref_length as usize).ok_or(null)?;
-                let q = bytes(query_str.cast(), query_length as usize).ok_or(null)?;
+                let r = bytes(ref_str.cast(), readable(ref_length, ref_pos)).ok_or(null)?;
+                let q = bytes(query_str.cast(), readable(query_length, query_pos)).ok_or(null)?;
                 let ar = bytes_mut(aligned_ref.cast(), cap as usize).ok_or(null)?;
                 let aq = bytes_mut(aligned_query.cast(), cap as usize).ok_or(null)?;
                 Ok::<_, i32>((params, r, q, ar, aq))
@@ -413,7 +424,12 @@ pub unsafe extern "C" fn seqshim_gact_extend(
             Ok(v) => v,
             Err(status) => return status,
         };
-        let opts = extend_options(tile_size, tile_overlap, ref_pos, query_pos);
+        let opts = extend_options(
+            tile_size,
+            tile_overlap,
+            (ref_pos, ref_length),
+            (query_pos, query_length),
+        );
         let aln = match gact::extend(r, q, &params, opts) {
             Ok(aln) => aln,
             Err(e) => return fail(&e),
@@ -597,14 +613,14 @@ pub unsafe extern "C" fn seqshim_gact_extend_batch(
         // Sequences shared by several requests (one reference, many seeds)
         // are copied once.
         let mut copies: HashMap<(usize, usize), Arc<[u8]>> = HashMap::new();
-        let mut share = |ptr: *const c_char, len: u32| -> Result<Arc<[u8]>, i32> {
-            let key = (ptr as usize, len as usize);
+        let mut share = |ptr: *const c_char, len: usize| -> Result<Arc<[u8]>, i32> {
+            let key = (ptr as usize, len);
             if let Some(seq) = copies.get(&key) {
                 return Ok(seq.clone());
             }
             // SAFETY: each request's sequences are valid for their lengths
             // per the contract; null is accepted only with a zero length.
-            let seq: Arc<[u8]> = unsafe { bytes(ptr.cast(), len as usize) }
+            let seq: Arc<[u8]> = unsafe { bytes(ptr.cast(), len) }
                 .ok_or(code(SEQSHIM_E_NULL))?
                 .into();
             copies.insert(key, seq.clone());
@@ -615,8 +631,9 @@ pub unsafe extern "C" fn seqshim_gact_extend_batch(
         for req in reqs {
             let outputs_ok =
                 (!req.aligned_ref.is_null() && !req.aligned_query.is_null()) || req.cap == 0;
-            let seqs = share(req.ref_str, req.ref_length)
-                .and_then(|r| share(req.query_str, req.query_length).map(|q| (r, q)));
+            let seqs = share(req.ref_str, readable(req.ref_length, req.ref_pos)).and_then(|r| {
+                share(req.query_str, readable(req.query_length, req.query_pos)).map(|q| (r, q))
+            });
             match seqs {
                 Ok((r, q)) if outputs_ok => {
                     slots.push(Ok(jobs.len()));
@@ -624,7 +641,12 @@ pub unsafe extern "C" fn seqshim_gact_extend_batch(
                         ref_: r,
                         query: q,
                         params,
-                        opts: extend_options(tile_size, tile_overlap, req.ref_pos, req.query_pos),
+                        opts: extend_options(
+                            tile_size,
+                            tile_overlap,
+                            (req.ref_pos, req.ref_length),
+                            (req.query_pos, req.query_length),
+                        ),
                     });
                 }
                 Ok(_) => slots.push(Err(code(SEQSHIM_E_NULL))),

@@ -171,6 +171,8 @@ mod tests {
                         tile_overlap: 32,
                         ref_pos: (start + 400) as i32,
                         query_pos: 400,
+                        ref_len: None,
+                        query_len: None,
                     },
                 }
             })

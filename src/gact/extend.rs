@@ -21,16 +21,19 @@ pub(super) fn extend_with(
         });
     }
     params.validate()?;
-    let (ref_len, query_len) = (ref_.len(), query.len());
     let inside = |p: i32, len: usize| p >= 0 && p as usize <= len;
-    if !inside(opts.ref_pos, ref_len) || !inside(opts.query_pos, query_len) {
+    if !inside(opts.ref_pos, ref_.len()) || !inside(opts.query_pos, query.len()) {
         return Err(GactError::AnchorOutOfRange {
             ref_pos: opts.ref_pos,
             query_pos: opts.query_pos,
-            ref_len,
-            query_len,
+            ref_len: ref_.len(),
+            query_len: query.len(),
         });
     }
+    // The right extension stops at the sequences' own lengths; the left one
+    // reads whatever the slices hold up to the anchor.
+    let ref_len = opts.ref_len.unwrap_or(ref_.len()).min(ref_.len());
+    let query_len = opts.query_len.unwrap_or(query.len()).min(query.len());
     let tile = opts.tile_size as usize;
     let early_terminate = opts.tile_size.saturating_sub(opts.tile_overlap);
 

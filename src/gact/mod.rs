@@ -99,9 +99,16 @@ pub struct ExtendOptions {
     pub tile_size: i32,
     /// O: each tile after the first advances at most `T - O` bases.
     pub tile_overlap: i32,
-    /// Seed anchor, 0-based, within `0..=len`.
+    /// Seed anchor, 0-based, within the slices given.
     pub ref_pos: i32,
     pub query_pos: i32,
+    /// The sequences' lengths when the slices reach past them; `None`: the
+    /// slice's length. Darwin's `read_overlaps` places seeds past the end
+    /// of a read within its padded reference buffer: the left extension
+    /// then reads the buffer's bytes up to the seed and the right one stops
+    /// at the length, as upstream does. Each is at most its slice's length.
+    pub ref_len: Option<usize>,
+    pub query_len: Option<usize>,
 }
 
 /// `GACT`'s `Alignment` fields that depend on the inputs.

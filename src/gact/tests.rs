@@ -249,6 +249,8 @@ fn errors_are_typed() {
                 tile_overlap: o,
                 ref_pos: rp,
                 query_pos: qp,
+                ref_len: None,
+                query_len: None,
             },
         )
     };
@@ -279,6 +281,8 @@ fn errors_are_typed() {
         tile_overlap: 120,
         ref_pos: 500,
         query_pos: 500,
+        ref_len: None,
+        query_len: None,
     };
     assert!(matches!(
         extend_into(&seq, &seq, &p, opts, &mut r_buf, &mut q_buf),
@@ -300,6 +304,8 @@ fn identical_sequences_extend_end_to_end() {
             tile_overlap: 120,
             ref_pos: 1000,
             query_pos: 1000,
+            ref_len: None,
+            query_len: None,
         },
     )
     .expect("extends");
@@ -308,4 +314,59 @@ fn identical_sequences_extend_end_to_end() {
     assert_eq!(aln.score, 2000);
     assert_eq!(aln.aligned_ref, seq);
     assert_eq!(aln.aligned_query, seq);
+}
+
+/// Darwin's `read_overlaps` seeds into its padded reference buffer, so a
+/// seed may lie past the sequence's length: the left extension reads the
+/// buffer up to the seed, the right one stops at the length, and bytes past
+/// both are never read.
+#[test]
+fn a_seed_past_the_length_reads_up_to_the_seed_only() {
+    let p = Params::darwin_default();
+    let mut rng = Rng(11);
+    let query = random_tile(&mut rng, 900, b"ACGT");
+    // The reference: the query's first 700 bases, then padding, then
+    // bytes that must never be read.
+    let mut buffer = query[..700].to_vec();
+    buffer.extend(std::iter::repeat_n(b'N', 60));
+    let seed = buffer.len() as i32;
+    let run = |tail: u8| {
+        let mut b = buffer.clone();
+        b.extend(std::iter::repeat_n(tail, 300));
+        extend(
+            &b,
+            &query,
+            &p,
+            ExtendOptions {
+                tile_size: 320,
+                tile_overlap: 120,
+                ref_pos: seed,
+                query_pos: 760,
+                ref_len: Some(700),
+                query_len: None,
+            },
+        )
+        .expect("a seed past the length is accepted")
+    };
+    let aln = run(b'A');
+    assert_eq!(aln, run(b'C'), "nothing past the seed is read");
+    assert!(aln.ref_start + aln.aligned_ref_len <= seed as usize);
+    assert!(aln.aligned_ref_len > 0 && aln.score > 0);
+    let past_anchor = extend(
+        &buffer,
+        &query,
+        &p,
+        ExtendOptions {
+            tile_size: 320,
+            tile_overlap: 120,
+            ref_pos: seed + 1,
+            query_pos: 10,
+            ref_len: None,
+            query_len: None,
+        },
+    );
+    assert!(matches!(
+        past_anchor,
+        Err(GactError::AnchorOutOfRange { .. })
+    ));
 }
