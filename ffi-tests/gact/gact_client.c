@@ -161,8 +161,21 @@ static void bad_input(void) {
                               &aln) == SEQSHIM_E_LIMIT);
     CHECK(seqshim_gact_extend(a, b, sub, -1, -1, 0, 0, 300, 300, 600, 600, 0, ar, aq, 1200,
                               &aln) == SEQSHIM_E_ARG);
-    CHECK(seqshim_gact_extend(a, b, sub, -1, -1, 320, 120, 601, 300, 600, 600, 0, ar, aq, 1200,
+    CHECK(seqshim_gact_extend(a, b, sub, -1, -1, 320, 120, -1, 300, 600, 600, 0, ar, aq, 1200,
                               &aln) == SEQSHIM_E_ARG);
+    /* a seed past the length (Darwin's read_overlaps seeds into a padded
+     * reference): the buffer is read up to the seed, never past it */
+    char padded[700];
+    memcpy(padded, a, 600);
+    memset(padded + 600, 'N', 50);
+    memset(padded + 650, 'T', 50);
+    CHECK(seqshim_gact_extend(padded, b, sub, -1, -1, 320, 120, 650, 300, 600, 600, 0, ar, aq,
+                              1200, &aln) == 0);
+    seqshim_gact_aln_t first_run = aln;
+    memset(padded + 650, 'G', 50);
+    CHECK(seqshim_gact_extend(padded, b, sub, -1, -1, 320, 120, 650, 300, 600, 600, 0, ar, aq,
+                              1200, &aln) == 0);
+    CHECK(memcmp(&first_run, &aln, sizeof aln) == 0 && aln.ref_start + aln.aligned_ref_len <= 650);
     /* no positive cell at the anchor: Darwin would loop forever */
     char as[600], cs[600];
     memset(as, 'A', 600);

@@ -19,7 +19,7 @@
 //! ```
 
 use std::any::{Any, TypeId};
-use std::sync::{Arc, Mutex, OnceLock};
+use std::sync::{Arc, OnceLock, RwLock};
 
 use super::device::{DeviceError, Gpu};
 use super::scheduler::{BatchRunner, Job, Options, ScheduleError, Scheduler};
@@ -61,23 +61,25 @@ pub fn gpu_label(gpu: &Gpu) -> String {
 /// scheduler lives as long as the process, as its executors do.
 type Slot = &'static (dyn Any + Send + Sync);
 
-/// Every family's scheduler slot, by the family's type. A short list: it is
-/// searched under a lock held only for the lookup, never while a scheduler
-/// starts (which compiles kernels).
-static SLOTS: Mutex<Vec<(TypeId, Slot)>> = Mutex::new(Vec::new());
+/// Every family's scheduler slot, by the family's type. A short list,
+/// searched under a read lock (synchronous calls of many threads look up
+/// their family at once); the write lock is taken once per family, and
+/// never held while a scheduler starts (which compiles kernels).
+static SLOTS: RwLock<Vec<(TypeId, Slot)>> = RwLock::new(Vec::new());
 
 fn slot<F: Family>() -> &'static OnceLock<Scheduler<F::Job>> {
     let id = TypeId::of::<F>();
-    let mut slots = SLOTS.lock().unwrap_or_else(|p| p.into_inner());
-    let found = match slots.iter().find(|(key, _)| *key == id) {
-        Some((_, slot)) => *slot,
-        None => {
+    let find = |slots: &[(TypeId, Slot)]| slots.iter().find(|(key, _)| *key == id).map(|s| s.1);
+    let known = find(&SLOTS.read().unwrap_or_else(|p| p.into_inner()));
+    let found = known.unwrap_or_else(|| {
+        let mut slots = SLOTS.write().unwrap_or_else(|p| p.into_inner());
+        // Another thread may have added it between the two locks.
+        find(&slots).unwrap_or_else(|| {
             let fresh: &'static OnceLock<Scheduler<F::Job>> = Box::leak(Box::new(OnceLock::new()));
             slots.push((id, fresh));
             fresh
-        }
-    };
-    drop(slots);
+        })
+    });
     found
         .downcast_ref::<OnceLock<Scheduler<F::Job>>>()
         .expect("a slot holds the scheduler of the family it is keyed by")

@@ -364,7 +364,7 @@ pub unsafe extern "C" fn seqshim_gact_align_tile(
 ///
 /// Returns 0, or a negative `seqshim_status`: `SEQSHIM_E_NULL`,
 /// `SEQSHIM_E_LIMIT` (`tile_size` > 511), `SEQSHIM_E_ARG` (`tile_size` < 1,
-/// anchor outside a sequence, positive gap score, scores beyond ±2^19),
+/// a negative seed position, positive gap score, scores beyond ±2^19),
 /// `SEQSHIM_E_OPTION`, `SEQSHIM_E_BUFFER` (more than `cap` columns; at most
 /// `ref_length + query_length` are ever written), `SEQSHIM_E_REFUSED` (the
 /// first tile emits no state and does not move the anchor: upstream would
