@@ -109,6 +109,7 @@ consumers:
 	LD_LIBRARY_PATH=$(CURDIR)/$(BUILD)/prefix/lib $(BUILD)/cmake-consumer/cmake_consumer
 	LD_LIBRARY_PATH=$(CURDIR)/$(BUILD)/prefix/lib $(BUILD)/cmake-consumer/wfa2_consumer
 	test "$$(readlink $(BUILD)/prefix/lib/seqshim/compat/libwfa2.so.0)" = ../../libseqshim.so.0
+	$(BUILD)/prefix/bin/seqshim-ec --help >/dev/null
 	$(MAKE) -s -C integrations/pkgconfig-consumer clean
 	PKG_CONFIG_PATH=$(CURDIR)/$(BUILD)/prefix/lib/pkgconfig $(MAKE) -s -C integrations/pkgconfig-consumer
 	LD_LIBRARY_PATH=$(CURDIR)/$(BUILD)/prefix/lib integrations/pkgconfig-consumer/pkgconfig_consumer
