@@ -15,7 +15,7 @@ DATA_DIR ?= ../shared/data
 ABEA_FIXTURE := $(DATA_DIR)/abea/ecoli_2kb_r94
 
 .PHONY: demo test deps build header check-header cbindgen lint unit-tests nvrtc-check \
-        consumers install device-bundle clean bench-poa bench-wfa2 bench-wfa-batch
+        consumers install device-bundle clean bench-poa bench-wfa2 bench-wfa-batch bench-ec
 
 deps:
 	@bash scripts/install-deps.sh
@@ -144,6 +144,16 @@ bench-wfa-batch: build
 	$(BUILD)/bench/wfa_batch_bench "$$(ldconfig -p | awk '/libwfa2\.so\.0 /{print $$NF; exit}')" $(CURDIR)/$(RELEASE_LIB)
 	$(BUILD)/bench/wfa_threads 16 100000 150 0.05 none
 	LD_PRELOAD=$(CURDIR)/$(RELEASE_LIB) $(BUILD)/bench/wfa_threads 16 100000 150 0.05 none
+
+## ---------------------------------------------------------------- benchmarks
+# CUDA-EC quality against the truth and speed (spec 7, 8.4, 8.5): wgsim data
+# sets, seqshim-ec exact-v1 and default mode versus Lighter, one thread and
+# all threads. EC_SETS=srr6331like,L100_60x,L36_60x adds the largest set.
+EC_SETS ?= srr6331like,L100_60x
+bench-ec: build
+	SEQSHIM_BENCH_DEPS=1 bash scripts/install-deps.sh
+	@mkdir -p $(BUILD)/bench/ec
+	python3 benches/ec/bench_ec.py --bin target/release/seqshim-ec --work $(BUILD)/bench/ec --sets $(EC_SETS)
 
 ## ---------------------------------------------------------------- install
 install: deps
