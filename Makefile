@@ -34,6 +34,8 @@ demo: build
 	    -L$(BUILD)/demo -lseqshim -lm -Wl,-rpath,'$$ORIGIN'
 	$(CC) -O2 -Wall -Wextra -Werror -Iinclude -Iinclude/wfa2lib -o $(BUILD)/demo/seqshim-wfa-demo \
 	    integrations/demo/wfa_batch_demo.c -L$(BUILD)/demo -lseqshim -lpthread -Wl,-rpath,'$$ORIGIN'
+	$(CC) -O2 -Wall -Wextra -Werror -Iinclude -o $(BUILD)/demo/seqshim-ec-demo integrations/demo/ec_demo.c \
+	    -L$(BUILD)/demo -lseqshim -Wl,-rpath,'$$ORIGIN'
 	@echo
 	$(BUILD)/demo/seqshim-demo
 	@echo
@@ -45,6 +47,8 @@ demo: build
 	fi
 	@echo
 	$(BUILD)/demo/seqshim-wfa-demo
+	@echo
+	$(BUILD)/demo/seqshim-ec-demo
 	@echo
 	@echo "-- WFA2-lib 2.3.3: a client linked to the distribution's libwfa2, then seqshim swapped in --"
 	@mkdir -p $(BUILD)/demo/compat
