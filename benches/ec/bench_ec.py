@@ -219,7 +219,7 @@ def main():
             if out:
                 quality.append((name, tool, score(reads, truths, index, out)))
     print("\n### Quality (spec §7 scoring; gain (all) counts trimmed/discarded errors as FN)\n")
-    print("| data | tool | errors | TP | FP | gain (all) | gain (kept) | err. reads fixed, full length | trimmed / discarded | error-free after |")
+    print("| data | tool | errors | TP | FP | gain (all) | gain (kept) | err. reads fixed, full length | trimmed / discarded | kept reads error-free |")
     print("|---|---|---:|---:|---:|---:|---:|---:|---|---:|")
     for name, tool, s in quality:
         print(f"| {name} | {tool} | {s['errors']:,} | {s['TP']:,} | {s['FP']:,} | {s['gain_all']:.4f} | "
