@@ -15,7 +15,7 @@ DATA_DIR ?= ../shared/data
 ABEA_FIXTURE := $(DATA_DIR)/abea/ecoli_2kb_r94
 
 .PHONY: demo test deps build header check-header cbindgen lint unit-tests nvrtc-check \
-        consumers install device-bundle clean bench-poa bench-wfa2 bench-wfa-batch bench-gact
+        consumers install device-bundle clean bench-poa bench-wfa2 bench-wfa-batch bench-gact bench-ec
 
 deps:
 	@bash scripts/install-deps.sh
@@ -36,6 +36,8 @@ demo: build
 	    integrations/demo/wfa_batch_demo.c -L$(BUILD)/demo -lseqshim -lpthread -Wl,-rpath,'$$ORIGIN'
 	$(CC) -O2 -Wall -Wextra -Werror -Iinclude -o $(BUILD)/demo/seqshim-gact-demo integrations/demo/gact_demo.c \
 	    -L$(BUILD)/demo -lseqshim -Wl,-rpath,'$$ORIGIN'
+	$(CC) -O2 -Wall -Wextra -Werror -Iinclude -o $(BUILD)/demo/seqshim-ec-demo integrations/demo/ec_demo.c \
+	    -L$(BUILD)/demo -lseqshim -Wl,-rpath,'$$ORIGIN'
 	@echo
 	$(BUILD)/demo/seqshim-demo
 	@echo
@@ -49,6 +51,8 @@ demo: build
 	$(BUILD)/demo/seqshim-wfa-demo
 	@echo
 	$(BUILD)/demo/seqshim-gact-demo
+	@echo
+	$(BUILD)/demo/seqshim-ec-demo
 	@echo
 	@echo "-- WFA2-lib 2.3.3: a client linked to the distribution's libwfa2, then seqshim swapped in --"
 	@mkdir -p $(BUILD)/demo/compat
@@ -113,6 +117,7 @@ consumers:
 	LD_LIBRARY_PATH=$(CURDIR)/$(BUILD)/prefix/lib $(BUILD)/cmake-consumer/cmake_consumer
 	LD_LIBRARY_PATH=$(CURDIR)/$(BUILD)/prefix/lib $(BUILD)/cmake-consumer/wfa2_consumer
 	test "$$(readlink $(BUILD)/prefix/lib/seqshim/compat/libwfa2.so.0)" = ../../libseqshim.so.0
+	$(BUILD)/prefix/bin/seqshim-ec --help >/dev/null
 	$(MAKE) -s -C integrations/pkgconfig-consumer clean
 	PKG_CONFIG_PATH=$(CURDIR)/$(BUILD)/prefix/lib/pkgconfig $(MAKE) -s -C integrations/pkgconfig-consumer
 	LD_LIBRARY_PATH=$(CURDIR)/$(BUILD)/prefix/lib integrations/pkgconfig-consumer/pkgconfig_consumer
@@ -160,6 +165,15 @@ bench-gact: build
 	$(CC) -O2 -Wall -Wextra -Werror -Iinclude -o $(BUILD)/bench/gact_bench benches/gact/gact_bench.c \
 	    -L$(BUILD)/bench -lseqshim -lparasail -Wl,-rpath,'$$ORIGIN'
 	$(BUILD)/bench/gact_bench $(GACT_BENCH_ARGS)
+
+# CUDA-EC quality against the truth and speed (spec 7, 8.4, 8.5): wgsim data
+# sets, seqshim-ec exact-v1 and default mode versus Lighter, one thread and
+# all threads. EC_SETS=srr6331like,L100_60x,L36_60x adds the largest set.
+EC_SETS ?= srr6331like,L100_60x
+bench-ec: build
+	SEQSHIM_BENCH_DEPS=1 bash scripts/install-deps.sh
+	@mkdir -p $(BUILD)/bench/ec
+	python3 benches/ec/bench_ec.py --bin target/release/seqshim-ec --work $(BUILD)/bench/ec --sets $(EC_SETS)
 
 ## ---------------------------------------------------------------- install
 install: deps

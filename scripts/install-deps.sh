@@ -23,6 +23,11 @@ command -v valgrind >/dev/null 2>&1 || need+=(valgrind)
 if [ "${SEQSHIM_BENCH_DEPS:-0}" = 1 ]; then
     command -v abpoa >/dev/null 2>&1 || need+=(abpoa)
     command -v spoa >/dev/null 2>&1 || need+=(spoa)
+    # `make bench-ec`: wgsim (in samtools) simulates, Lighter is the peer,
+    # GNU time measures peak memory.
+    command -v wgsim >/dev/null 2>&1 || need+=(samtools)
+    command -v lighter >/dev/null 2>&1 || need+=(lighter)
+    [ -x /usr/bin/time ] || need+=(time)
 fi
 # WFA2-lib 2.3.3 from the distribution: the oracle for the WFA2 mirror
 # (headers, libwfa2.so.0 and the C++ binding libwfa2cpp.so.0).

@@ -13,6 +13,8 @@ use super::{ReadStatus, Stats};
 
 /// Reads per parallel work item during correction.
 const READS_PER_CHUNK: usize = 512;
+/// Reads per progress line while correcting a long file.
+const PROGRESS_BLOCK: usize = 1 << 19;
 
 /// A read's sequence and, for FASTQ, its qualities, both edited in place.
 pub type ReadView<'a> = (&'a mut Vec<u8>, Option<&'a mut Vec<u8>>);
@@ -67,11 +69,26 @@ pub fn correct_file_default(
         solid.len()
     ));
     let outcomes = {
+        let total = records.len();
         let mut views: Vec<ReadView<'_>> = records
             .iter_mut()
             .map(|r: &mut SeqRecord| (&mut r.seq, r.qual.as_mut()))
             .collect();
-        correct_reads(&mut views, &solid, params)
+        // Reads are independent, so blocks give the same bytes as one call;
+        // long files get a progress line per block.
+        let mut outcomes = Vec::with_capacity(total);
+        for block in views.chunks_mut(PROGRESS_BLOCK) {
+            outcomes.extend(correct_reads(block, &solid, params));
+            if total > PROGRESS_BLOCK && outcomes.len() < total {
+                progress(&format!(
+                    "corrected {} of {} reads ({:.0} %)",
+                    outcomes.len(),
+                    total,
+                    100.0 * outcomes.len() as f64 / total as f64
+                ));
+            }
+        }
+        outcomes
     };
     progress(&format!("corrected {} reads", records.len()));
     let mut stats = Stats {
