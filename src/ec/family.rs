@@ -8,7 +8,7 @@
 use std::sync::{Arc, Mutex};
 
 use crate::engine::device::{DeviceError, Gpu};
-use crate::engine::family::{self, Family};
+use crate::engine::family::{self, Family, Placement};
 use crate::engine::scheduler::{BatchRunner, Job};
 
 use super::bloom_v1::BloomTableV1;
@@ -53,22 +53,28 @@ impl Family for Ec {
     }
 }
 
-/// Runs one exact-v1 launch through the family's scheduler, in place.
+/// Runs one exact-v1 launch in place. With no device in use (there is no
+/// EC kernel yet) the launch runs right here, on the caller's records and
+/// table, its loops on the engine's pool; only a launch handed to a device
+/// is copied into a job.
 pub(crate) fn run_launch(
     records: &mut [u8],
     cfg: &KernelConfig,
     bloom: &BloomTableV1,
 ) -> Result<RunReport, EcError> {
-    let job = V1Launch {
-        records: Mutex::new(records.to_vec()),
-        cfg: *cfg,
-        bloom: Arc::new(bloom.clone()),
+    let placed = family::place::<Ec>(|| {
+        Some(V1Launch {
+            records: Mutex::new(records.to_vec()),
+            cfg: *cfg,
+            bloom: Arc::new(bloom.clone()),
+        })
+    });
+    let (out, report) = match placed {
+        Placement::Here => return Ok(kernel_v1::run(records, cfg, bloom)),
+        Placement::Submitted(result) => {
+            result.map_err(|e| EcError::State(format!("launch not run: {e}")))?
+        }
     };
-    let result = family::scheduler::<Ec>()
-        .run_all(vec![job])
-        .pop()
-        .ok_or_else(|| EcError::State("the scheduler returned no result".into()))?;
-    let (out, report) = result.map_err(|e| EcError::State(format!("launch not run: {e}")))?;
     if out.len() != records.len() {
         return Err(EcError::State(
             "launch returned a record array of another size".into(),

@@ -127,10 +127,16 @@ impl Config {
         }
         let parsed = T::parse(text);
         if parsed.is_none() {
-            crate::log_warn!(
-                "ignoring {name}={text:?}: expected {}; using the default",
-                T::EXPECTED
-            );
+            // Once per variable: families may ask on every launch.
+            static WARNED: std::sync::Mutex<Vec<String>> = std::sync::Mutex::new(Vec::new());
+            let mut warned = WARNED.lock().unwrap_or_else(|p| p.into_inner());
+            if !warned.iter().any(|w| w == name) {
+                warned.push(name.to_string());
+                crate::log_warn!(
+                    "ignoring {name}={text:?}: expected {}; using the default",
+                    T::EXPECTED
+                );
+            }
         }
         parsed
     }

@@ -23,7 +23,7 @@ use crate::gact::{
 use super::guard::{bytes, bytes_mut};
 use super::status::{
     SEQSHIM_E_ARG, SEQSHIM_E_BUFFER, SEQSHIM_E_INTERNAL, SEQSHIM_E_LIMIT, SEQSHIM_E_NULL,
-    SEQSHIM_E_OPTION, SEQSHIM_E_PANIC, SEQSHIM_E_REFUSED, SEQSHIM_OK, seqshim_status,
+    SEQSHIM_E_OPTION, SEQSHIM_E_REFUSED, SEQSHIM_OK, seqshim_status,
 };
 
 /// The result of one tile (`AlignWithBT`'s queue without the states).
@@ -130,9 +130,6 @@ const _: () = {
     assert!(offset_of!(seqshim_gact_extend_req_t, aligned_query) == 40);
     assert!(offset_of!(seqshim_gact_extend_req_t, cap) == 48);
 };
-
-/// What a caught panic returns from these exports.
-const PANIC: i32 = SEQSHIM_E_PANIC as i32;
 
 fn code(status: seqshim_status) -> i32 {
     status as i32
@@ -313,7 +310,7 @@ pub unsafe extern "C" fn seqshim_gact_align_tile(
     ops_cap: u32,
     out: *mut seqshim_gact_tile_result_t,
 ) -> i32 {
-    ffi_guard!(PANIC, {
+    ffi_guard!({
         if out.is_null() {
             return code(SEQSHIM_E_NULL);
         }
@@ -397,7 +394,7 @@ pub unsafe extern "C" fn seqshim_gact_extend(
     cap: u32,
     out: *mut seqshim_gact_aln_t,
 ) -> i32 {
-    ffi_guard!(PANIC, {
+    ffi_guard!({
         if out.is_null() {
             return code(SEQSHIM_E_NULL);
         }
@@ -469,7 +466,7 @@ pub unsafe extern "C" fn seqshim_gact_align_tile_batch(
     ops_stride: u32,
     results: *mut seqshim_gact_tile_result_t,
 ) -> i32 {
-    ffi_guard!(PANIC, {
+    ffi_guard!({
         // SAFETY: `sub_mat` is null or valid for 25 reads per the contract.
         let params = match unsafe { params(sub_mat, gap_open, gap_extend) } {
             Ok(p) => p,
@@ -587,7 +584,7 @@ pub unsafe extern "C" fn seqshim_gact_extend_batch(
     out: *mut seqshim_gact_aln_t,
     status: *mut i32,
 ) -> i32 {
-    ffi_guard!(PANIC, {
+    ffi_guard!({
         // SAFETY: `sub_mat` is null or valid for 25 reads per the contract.
         let params = match unsafe { params(sub_mat, gap_open, gap_extend) } {
             Ok(p) => p,

@@ -18,8 +18,12 @@ use crate::engine::scheduler::ScheduleError;
 /// setting, or this crate's own tests (which drive it with an emulated
 /// device).
 pub fn enabled() -> bool {
+    // Read once: every `wavefront_align` call asks.
+    static ON: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
     cfg!(test)
-        || crate::engine::config::get().setting::<bool>("SEQSHIM_WFA_TRANSPARENT") == Some(true)
+        || *ON.get_or_init(|| {
+            crate::engine::config::get().setting::<bool>("SEQSHIM_WFA_TRANSPARENT") == Some(true)
+        })
 }
 
 /// Aligns one pair on a device when the path is on, a device is in use and
