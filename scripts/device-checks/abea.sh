@@ -29,10 +29,10 @@ if gpu_test abea; then
         "$(log_of "abea: benchmark GPU batch vs CPU pool")" 2>/dev/null | sed 's/^/      /'
 fi
 if [ -x "$here/bin/seqshim-abea-demo" ] && [ -d "$here/data/abea/ecoli_2kb_r94" ]; then
-    check "abea: C demo on the GPU (per-read and batch entries) equals f5c" "ABEA: all results agree" \
+    check "abea: C demo on the GPU (per-read, one-shot batch and batch lifecycle) equals f5c" "ABEA: all results agree" \
         env SEQSHIM_STRICT=1 SEQSHIM_BACKEND=cuda SEQSHIM_CACHE_DIR="$cache/k" \
         "$here/bin/seqshim-abea-demo" "$here/data/abea/ecoli_2kb_r94"
-    grep -hE "^(seqshim_|  identical)" "$(log_of "abea: C demo on the GPU (per-read and batch entries) equals f5c")" \
+    grep -hE "^(seqshim_|  identical)" "$(log_of "abea: C demo on the GPU (per-read, one-shot batch and batch lifecycle) equals f5c")" \
         | sed 's/^/      /'
 fi
 if [ -x "$abea_bin" ]; then
