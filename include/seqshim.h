@@ -172,18 +172,6 @@
 #define SEQSHIM_WFA_DEVICE_ANY -2
 
 /*
- Largest magnitude of a score: the aligner's sums are `i32` with a
- −999,999 floor (POA v2's `MINUS_INFINITY`), and scores beyond this bound
- could overflow or sink below it and give a wrong consensus.
- */
-#define MAX_SCORE 10000
-
-/*
- Largest gap truncation length (gap-length states tracked).
- */
-#define MAX_GAP_TRUNCATION 4096
-
-/*
  The outcome of a native call or of one batch item.
  */
 typedef enum seqshim_status {
