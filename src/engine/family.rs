@@ -116,7 +116,8 @@ pub fn scheduler<F: Family>() -> &'static Scheduler<F::Job> {
 }
 
 /// Whether the family's scheduler has started (without starting it).
-pub fn started<F: Family>() -> bool {
+#[cfg(test)]
+fn started<F: Family>() -> bool {
     slot::<F>().get().is_some()
 }
 
