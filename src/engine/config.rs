@@ -41,6 +41,9 @@ pub struct Config {
     /// How long a device executor waits for more jobs before launching a
     /// batch that is not full.
     pub batch_linger: Duration,
+    /// How synchronous calls choose between their caller's thread and a
+    /// device (`SEQSHIM_ROUTING`).
+    pub routing: super::scheduler::Routing,
     /// Every `SEQSHIM_*` variable as set, for the families' own settings
     /// ([`Config::setting`]), so that the environment is read once, here.
     pub settings: Vec<(String, String)>,
@@ -58,6 +61,7 @@ impl Default for Config {
             log: LogLevel::Warn,
             cache_dir: None,
             batch_linger: Duration::ZERO,
+            routing: super::scheduler::Routing::Cost,
             settings: Vec::new(),
             warnings: Vec::new(),
         }
@@ -219,6 +223,13 @@ impl Config {
                     &value,
                     "microseconds from 0 to 1000000",
                 ),
+            }
+        }
+        if let Some(value) = lookup("SEQSHIM_ROUTING") {
+            match value.trim().to_ascii_lowercase().as_str() {
+                "cost" | "" => config.routing = super::scheduler::Routing::Cost,
+                "coalesce" => config.routing = super::scheduler::Routing::Coalesce,
+                _ => bad("SEQSHIM_ROUTING", &value, "cost or coalesce"),
             }
         }
         config.warnings = warnings;

@@ -19,7 +19,8 @@
 //! ```
 
 use std::any::{Any, TypeId};
-use std::sync::{Arc, OnceLock, RwLock};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex, OnceLock, RwLock};
 
 use super::device::{DeviceError, Gpu};
 use super::scheduler::{BatchRunner, Job, Options, ScheduleError, Scheduler};
@@ -85,6 +86,16 @@ fn slot<F: Family>() -> &'static OnceLock<Scheduler<F::Job>> {
         .expect("a slot holds the scheduler of the family it is keyed by")
 }
 
+/// Set once a family with a kernel found no GPU to use: then no family will
+/// have one, and a synchronous call needs no lock to know it.
+static NO_DEVICES: AtomicBool = AtomicBool::new(false);
+
+/// Whether a synchronous call may still find a device: false once the
+/// process is known to have none (one relaxed load).
+pub fn devices_possible() -> bool {
+    !NO_DEVICES.load(Ordering::Relaxed)
+}
+
 /// The family's process-wide scheduler, with executors for every GPU in use
 /// (none on the CPU path). Started on first use.
 pub fn scheduler<F: Family>() -> &'static Scheduler<F::Job> {
@@ -100,6 +111,10 @@ pub fn scheduler<F: Family>() -> &'static Scheduler<F::Job> {
                 &[][..]
             }
         };
+        // (Unit tests stand emulated devices in for GPUs.)
+        if !cfg!(test) && !F::KERNEL.is_empty() && super::device::gpus().is_empty() {
+            NO_DEVICES.store(true, Ordering::Relaxed);
+        }
         for gpu in gpus {
             match F::runners(gpu) {
                 Ok(built) => runners.extend(built),
@@ -111,7 +126,11 @@ pub fn scheduler<F: Family>() -> &'static Scheduler<F::Job> {
             }
         }
         runners.extend(F::extra_runners());
-        Scheduler::new(runners, F::options())
+        let options = Options {
+            name: F::NAME,
+            ..F::options()
+        };
+        Scheduler::new(runners, options)
     })
 }
 
@@ -119,6 +138,52 @@ pub fn scheduler<F: Family>() -> &'static Scheduler<F::Job> {
 #[cfg(test)]
 fn started<F: Family>() -> bool {
     slot::<F>().get().is_some()
+}
+
+/// The family's scheduler when it has started. Otherwise starts it on a
+/// background thread (once) and returns `None`: a synchronous call does not
+/// wait for GPUs to be probed, kernels loaded and memory reserved (about a
+/// second), but runs on its caller's thread meanwhile, as every call does
+/// until the devices are up. A family without a kernel, the CPU backend and
+/// strict mode (where tests expect the devices from the first call) start
+/// in the foreground.
+fn started_or_starting<F: Family>() -> Option<&'static Scheduler<F::Job>> {
+    let slot = slot::<F>();
+    if let Some(started) = slot.get() {
+        return Some(started);
+    }
+    let config = super::config::get();
+    if cfg!(test)
+        || F::KERNEL.is_empty()
+        || config.strict
+        || config.backend == super::config::Backend::Cpu
+    {
+        return Some(scheduler::<F>());
+    }
+    static STARTING: Mutex<Vec<TypeId>> = Mutex::new(Vec::new());
+    {
+        let mut starting = STARTING.lock().unwrap_or_else(|p| p.into_inner());
+        if starting.contains(&TypeId::of::<F>()) {
+            return None;
+        }
+        starting.push(TypeId::of::<F>());
+    }
+    let spawned = std::thread::Builder::new()
+        .name("seqshim-start".into())
+        .spawn(|| {
+            let started = std::time::Instant::now();
+            let devices = scheduler::<F>().devices().len();
+            crate::log_info!(
+                "{}: {devices} device executors up after {:.0} ms; calls ran on their callers' threads meanwhile",
+                F::NAME,
+                started.elapsed().as_secs_f64() * 1e3
+            );
+        });
+    match spawned {
+        Ok(_) => None,
+        // No thread to spare: start here, as before.
+        Err(_) => Some(scheduler::<F>()),
+    }
 }
 
 /// How a synchronous call (one upstream call, one result) runs.
@@ -137,7 +202,12 @@ pub enum Placement<J: Job> {
 /// no device takes), the job goes to the scheduler; otherwise the caller
 /// runs the call itself, with no job built and nothing copied.
 pub fn place<F: Family>(make_job: impl FnOnce() -> Option<F::Job>) -> Placement<F::Job> {
-    let scheduler = scheduler::<F>();
+    if !devices_possible() {
+        return Placement::Here;
+    }
+    let Some(scheduler) = started_or_starting::<F>() else {
+        return Placement::Here;
+    };
     // `devices()` needs no lock: without GPUs a call costs one branch.
     if scheduler.devices().is_empty() || !scheduler.has_devices() {
         return Placement::Here;

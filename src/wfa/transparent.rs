@@ -2,10 +2,10 @@
 //! calls may go to a device, and sending them. A call the devices take
 //! becomes a one-pair job for the family's scheduler (the engine's
 //! [`place`](crate::engine::family::place) routine): concurrent callers' jobs
-//! are coalesced into GPU batches, and a lone caller's job runs on its own
-//! thread at once. Off unless `SEQSHIM_WFA_TRANSPARENT=1`: a GPU aligns one
-//! pair far more slowly than a CPU core and wins only with thousands of
-//! pairs in flight, which a client's threads rarely provide.
+//! are coalesced into GPU batches, and a call whose result the GPU would
+//! return later than the caller's own thread runs there (the engine's
+//! cost-aware routing). On by default since that routing cannot lose;
+//! `SEQSHIM_WFA_TRANSPARENT=0` turns it off.
 
 use std::sync::Arc;
 
@@ -14,16 +14,17 @@ use super::job::{self, PairResult, PairSet, Wfa, WfaJob};
 use crate::engine::family::{self, Placement};
 use crate::engine::scheduler::ScheduleError;
 
-/// Whether the transparent path is on for this process: the opt-in
-/// setting, or this crate's own tests (which drive it with an emulated
-/// device).
+/// Whether the transparent path is on for this process: unless
+/// `SEQSHIM_WFA_TRANSPARENT=0`, and while the process may have a device
+/// (one relaxed load once it is known to have none).
 pub fn enabled() -> bool {
     // Read once: every `wavefront_align` call asks.
     static ON: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
-    cfg!(test)
+    (cfg!(test)
         || *ON.get_or_init(|| {
-            crate::engine::config::get().setting::<bool>("SEQSHIM_WFA_TRANSPARENT") == Some(true)
-        })
+            crate::engine::config::get().setting::<bool>("SEQSHIM_WFA_TRANSPARENT") != Some(false)
+        }))
+        && family::devices_possible()
 }
 
 /// Aligns one pair on a device when the path is on, a device is in use and
