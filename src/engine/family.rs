@@ -23,7 +23,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, OnceLock, RwLock};
 
 use super::device::{DeviceError, Gpu};
-use super::scheduler::{BatchRunner, Job, Options, ScheduleError, Scheduler};
+use super::scheduler::{BatchRunner, HereTimer, Job, Options, Route, ScheduleError, Scheduler};
 
 /// A kernel family as the engine sees it.
 pub trait Family: 'static {
@@ -188,33 +188,42 @@ fn started_or_starting<F: Family>() -> Option<&'static Scheduler<F::Job>> {
 
 /// How a synchronous call (one upstream call, one result) runs.
 pub enum Placement<J: Job> {
-    /// On the caller's thread: no device in use, or a job the devices do
-    /// not take. The job was never built.
-    Here,
-    /// Through the family's scheduler, which may still run it on the
-    /// caller's thread (a lone caller's cheap job) or coalesce it with other
-    /// callers' jobs into a device batch.
+    /// On the caller's thread, with the caller's own code: no device in use,
+    /// a call the devices do not take, or one whose result a device would
+    /// return later than the caller computes it. The job was never built.
+    /// Hold the timer (when there is one) while the call runs: it teaches
+    /// the routing what calls cost here.
+    Here(Option<HereTimer<'static, J>>),
+    /// Through the family's devices (or, should none take it in time, on
+    /// the caller's thread after all, as a job).
     Submitted(Result<J::Output, ScheduleError>),
 }
 
-/// The one routine every synchronous entry point uses: when the family has
-/// a device in use and `make_job` offers a job (it returns `None` for a call
-/// no device takes), the job goes to the scheduler; otherwise the caller
-/// runs the call itself, with no job built and nothing copied.
-pub fn place<F: Family>(make_job: impl FnOnce() -> Option<F::Job>) -> Placement<F::Job> {
+/// The one routine every synchronous entry point uses. `cost` is the
+/// call's [`Job::cost`], known before the job is built: the routing decides
+/// from it, and only a call sent to a device has its job built by
+/// `make_job` (which returns `None` for a call no device takes). Otherwise
+/// the caller runs the call itself, with nothing copied.
+pub fn place<F: Family>(cost: u64, make_job: impl FnOnce() -> Option<F::Job>) -> Placement<F::Job> {
     if !devices_possible() {
-        return Placement::Here;
+        return Placement::Here(None);
     }
     let Some(scheduler) = started_or_starting::<F>() else {
-        return Placement::Here;
+        return Placement::Here(None);
     };
     // `devices()` needs no lock: without GPUs a call costs one branch.
-    if scheduler.devices().is_empty() || !scheduler.has_devices() {
-        return Placement::Here;
+    if scheduler.devices().is_empty() {
+        return Placement::Here(None);
     }
-    match make_job() {
-        Some(job) => Placement::Submitted(scheduler.submit(job)),
-        None => Placement::Here,
+    match scheduler.route(cost) {
+        Route::Here(timer) => Placement::Here(Some(timer)),
+        Route::Device(patience) => match make_job() {
+            Some(job) if job.gpu_eligible() => {
+                debug_assert_eq!(job.cost(), cost, "{}: place's cost is the job's", F::NAME);
+                Placement::Submitted(scheduler.submit_routed(job, patience))
+            }
+            _ => Placement::Here(None),
+        },
     }
 }
 
@@ -263,11 +272,11 @@ mod tests {
     #[test]
     fn a_family_without_devices_runs_calls_here() {
         let mut built = false;
-        let placed = place::<Again>(|| {
+        let placed = place::<Again>(1, || {
             built = true;
             Some(Doubling(1))
         });
-        assert!(matches!(placed, Placement::Here));
+        assert!(matches!(placed, Placement::Here(_)));
         assert!(!built, "no job is built when no device is in use");
     }
 }

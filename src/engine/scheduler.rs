@@ -231,7 +231,7 @@ struct State<J: Job> {
     next_ticket: u64,
 }
 
-struct Shared<J: Job> {
+pub struct Shared<J: Job> {
     state: Mutex<State<J>>,
     work_ready: Condvar,
     space_free: Condvar,
@@ -245,6 +245,8 @@ struct Shared<J: Job> {
     epoch: Instant,
     /// When the last batch was taken (ms on the scheduler's clock).
     last_launch_ms: AtomicU64,
+    /// Calls running on their callers' threads that routing counts.
+    running_here: std::sync::atomic::AtomicUsize,
     report: Report,
 }
 
@@ -257,17 +259,16 @@ impl<J: Job> Shared<J> {
 
     /// Runs a job on the caller's thread, timing it for the CPU model.
     fn run_here(&self, job: &J, cost: u64) -> Result<J::Output, ScheduleError> {
-        let nth = self.stats.inline_jobs.fetch_add(1, Ordering::Relaxed);
-        let output = if self.cpu_model.wants_sample(cost, nth as u32) {
-            let started = Instant::now();
-            let output = run_cpu_caught(job);
-            self.cpu_model.record(cost, started.elapsed());
-            output
-        } else {
-            run_cpu_caught(job)
-        };
-        self.maybe_report();
-        output
+        let _timer = HereTimer::start(self, cost, true);
+        run_cpu_caught(job)
+    }
+
+    /// Whether other callers are at work: queued, waiting, or running a
+    /// call on their own thread that routing saw.
+    fn others_active(&self, state: &State<J>) -> bool {
+        state.active_callers > 0
+            || !state.queue.is_empty()
+            || self.running_here.load(Ordering::Relaxed) > 0
     }
 
     /// Where a call of `cost` goes under [`Routing::Cost`]: `None` for the
@@ -286,8 +287,7 @@ impl<J: Job> Shared<J> {
         if !self.gpu_model.is_warm() {
             // Until a few launches have been timed, concurrent callers are
             // coalesced as before, each waiting no longer than its own time.
-            let others_active = state.active_callers > 0 || !state.queue.is_empty();
-            return others_active.then_some(Some(cpu));
+            return self.others_active(state).then_some(Some(cpu));
         }
         let now = Instant::now();
         let wait = if state.idle_executors > 0 {
@@ -420,6 +420,56 @@ pub struct Scheduler<J: Job> {
     labels: Vec<String>,
 }
 
+/// Where a synchronous call runs; see [`Scheduler::route`].
+pub enum Route<'a, J: Job> {
+    /// On the caller's thread, timed by the timer (hold it while the call
+    /// runs: its drop records the time).
+    Here(HereTimer<'a, J>),
+    /// On a device, through [`Scheduler::submit_routed`] with this patience.
+    Device(Option<Duration>),
+}
+
+/// Times a call its caller runs itself, for the CPU model (one run in a
+/// few once the call's size class is known), and while routing may still
+/// look for concurrent callers, counts it as one.
+pub struct HereTimer<'a, J: Job> {
+    shared: &'a Shared<J>,
+    cost: u64,
+    started: Option<Instant>,
+    counted: bool,
+}
+
+impl<'a, J: Job> HereTimer<'a, J> {
+    fn start(shared: &'a Shared<J>, cost: u64, counted: bool) -> Self {
+        let nth = shared.stats.inline_jobs.fetch_add(1, Ordering::Relaxed);
+        if counted {
+            shared.running_here.fetch_add(1, Ordering::Relaxed);
+        }
+        let started = shared
+            .cpu_model
+            .wants_sample(cost, nth as u32)
+            .then(Instant::now);
+        HereTimer {
+            shared,
+            cost,
+            started,
+            counted,
+        }
+    }
+}
+
+impl<J: Job> Drop for HereTimer<'_, J> {
+    fn drop(&mut self) {
+        if let Some(started) = self.started {
+            self.shared.cpu_model.record(self.cost, started.elapsed());
+        }
+        if self.counted {
+            self.shared.running_here.fetch_sub(1, Ordering::Relaxed);
+        }
+        self.shared.maybe_report();
+    }
+}
+
 /// Runs jobs on the CPU pool only, in input order, without touching any
 /// scheduler: for batches that must not use a device, so that a process
 /// that never asks for one never starts its runners (kernels, device
@@ -469,6 +519,7 @@ impl<J: Job> Scheduler<J> {
             gpu_model: GpuModel::default(),
             epoch: Instant::now(),
             last_launch_ms: AtomicU64::new(0),
+            running_here: std::sync::atomic::AtomicUsize::new(0),
             report: Report::default(),
         });
         let mut labels = Vec::new();
@@ -511,51 +562,79 @@ impl<J: Job> Scheduler<J> {
     /// Runs one job and returns its result, on the caller's thread or on a
     /// device as [`Options::routing`] decides (see [`Routing`]).
     pub fn submit(&self, job: J) -> Result<J::Output, ScheduleError> {
-        let shared = &self.shared;
         let cost = job.cost();
-        if self.labels.is_empty() || !job.gpu_eligible() {
-            return shared.run_here(&job, cost);
+        if !job.gpu_eligible() {
+            return self.shared.run_here(&job, cost);
+        }
+        match self.route(cost) {
+            Route::Here(timer) => {
+                let output = run_cpu_caught(&job);
+                drop(timer);
+                output
+            }
+            Route::Device(patience) => self.submit_routed(job, patience),
+        }
+    }
+
+    /// Where a synchronous call of `cost` should run, decided before its
+    /// job is built: a call that runs on its caller's thread needs no job
+    /// (no copy of its inputs), and its caller runs it with its own code.
+    pub fn route(&self, cost: u64) -> Route<'_, J> {
+        let shared = &*self.shared;
+        let here = |counted: bool| Route::Here(HereTimer::start(shared, cost, counted));
+        if self.labels.is_empty() {
+            return here(false);
         }
         let cpu = shared.cpu_model.estimate(cost);
         if shared.options.routing == Routing::Cost {
             match cpu {
                 // Learn what the call costs here before weighing a device.
-                None => return shared.run_here(&job, cost),
+                None => return here(true),
                 // Without a lock: even an idle device alone would be slower.
                 Some(cpu)
                     if shared.gpu_model.is_warm()
                         && cpu <= shared.gpu_model.launch(cost).mul_f64(DEVICE_MARGIN)
                         && !shared.explore_due() =>
                 {
-                    return shared.run_here(&job, cost);
+                    return here(false);
                 }
                 Some(_) => {}
             }
         }
-        let mut state = shared.lock();
+        let state = shared.lock();
         let route = match shared.options.routing {
             Routing::Coalesce => {
-                let others_active = state.active_callers > 0 || !state.queue.is_empty();
                 let cheap = cost < shared.options.inline_cost_below;
-                (state.live_executors > 0 && (others_active || !cheap)).then_some(None)
+                (state.live_executors > 0 && (shared.others_active(&state) || !cheap))
+                    .then_some(None)
             }
             Routing::Cost => shared.cost_route(&state, cost, cpu),
         };
+        drop(state);
+        match route {
+            Some(patience) => Route::Device(patience),
+            None => here(true),
+        }
+    }
+
+    /// Queues a job [`Scheduler::route`] sent to the devices and waits for
+    /// its result, taking it back to run here if no device has taken it
+    /// within `patience`.
+    pub fn submit_routed(
+        &self,
+        job: J,
+        patience: Option<Duration>,
+    ) -> Result<J::Output, ScheduleError> {
+        let shared = &self.shared;
+        let cost = job.cost();
+        let mut state = shared.lock();
         state.active_callers += 1;
-        let outcome = match route {
-            None => {
-                drop(state);
-                shared.run_here(&job, cost)
-            }
-            Some(patience) => {
-                let id = state.next_ticket;
-                state.next_ticket += 1;
-                let (ticket, receiver) = Ticket::new(job, cost, id);
-                match enqueue(shared, state, ticket) {
-                    Ok(()) => shared.wait_or_reclaim(&receiver, id, patience),
-                    Err(ticket) => shared.run_here(&ticket.job, cost),
-                }
-            }
+        let id = state.next_ticket;
+        state.next_ticket += 1;
+        let (ticket, receiver) = Ticket::new(job, cost, id);
+        let outcome = match enqueue(shared, state, ticket) {
+            Ok(()) => shared.wait_or_reclaim(&receiver, id, patience),
+            Err(ticket) => shared.run_here(&ticket.job, cost),
         };
         shared.lock().active_callers -= 1;
         outcome

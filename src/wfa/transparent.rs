@@ -12,7 +12,7 @@ use std::sync::Arc;
 use super::AlignerAttributes;
 use super::job::{self, PairResult, PairSet, Wfa, WfaJob};
 use crate::engine::family::{self, Placement};
-use crate::engine::scheduler::ScheduleError;
+use crate::engine::scheduler::{HereTimer, ScheduleError};
 
 /// Whether the transparent path is on for this process: unless
 /// `SEQSHIM_WFA_TRANSPARENT=0`, and while the process may have a device
@@ -27,19 +27,25 @@ pub fn enabled() -> bool {
         && family::devices_possible()
 }
 
-/// Aligns one pair on a device when the path is on, a device is in use and
-/// it aligns this configuration and pair exactly. `None` leaves the pair to
-/// the caller's CPU path (nothing was run); `Some(Err)` is a device failure
-/// that the scheduler did not rescue (strict mode).
-pub fn align_on_device(
-    attributes: &AlignerAttributes,
-    pattern: &[u8],
-    text: &[u8],
-) -> Option<Result<PairResult, ScheduleError>> {
+/// What [`align_on_device`] did with a pair.
+pub enum Offer {
+    /// A device aligned it (or failed to, in strict mode).
+    Device(Result<PairResult, ScheduleError>),
+    /// The caller aligns it on its own thread, holding the timer (if any)
+    /// meanwhile so that the routing learns what pairs cost there.
+    Here(Option<HereTimer<'static, WfaJob>>),
+}
+
+/// Aligns one pair on a device when the path is on, a device is in use, it
+/// aligns this configuration and pair exactly, and its result would come
+/// back sooner than the caller's own; otherwise [`Offer::Here`] (nothing
+/// was run or copied).
+pub fn align_on_device(attributes: &AlignerAttributes, pattern: &[u8], text: &[u8]) -> Offer {
     if !enabled() {
-        return None;
+        return Offer::Here(None);
     }
-    let placed = family::place::<Wfa>(|| {
+    let bases = (pattern.len() + text.len()) as u64;
+    let placed = family::place::<Wfa>(bases, || {
         if !job::device_may_take(attributes, pattern.len(), text.len()) {
             return None;
         }
@@ -48,9 +54,11 @@ pub fn align_on_device(
         Some(WfaJob::new(*attributes, Arc::new(pairs), 0..1, true))
     });
     match placed {
-        Placement::Here => None,
-        Placement::Submitted(Ok(mut results)) if results.len() == 1 => results.pop().map(Ok),
-        Placement::Submitted(Ok(_)) => None,
-        Placement::Submitted(Err(e)) => Some(Err(e)),
+        Placement::Here(timer) => Offer::Here(timer),
+        Placement::Submitted(Ok(mut results)) if results.len() == 1 => {
+            Offer::Device(Ok(results.pop().expect("one result")))
+        }
+        Placement::Submitted(Ok(_)) => Offer::Here(None),
+        Placement::Submitted(Err(e)) => Offer::Device(Err(e)),
     }
 }
