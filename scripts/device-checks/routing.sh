@@ -12,13 +12,13 @@ wfa_deb_dir="$here/debian"
 # wfa_cell LEN T PAIRS: one grid cell; prints one line of ratios.
 wfa_cell() {
     local len="$1" t="$2" pairs="$3" up cpu ours
-    up="$(LD_LIBRARY_PATH="$wfa_deb_dir" "$here/bin/wfa-threads" 16 "$pairs" "$len" 0.05 none)" || return 1
+    up="$(LD_LIBRARY_PATH="$wfa_deb_dir" "$here/bin/wfa-threads" 16 "$pairs" "$len" 0.05 none)" || { echo "debian run failed"; return 1; }
     cpu="$(env SEQSHIM_BACKEND=cpu LD_LIBRARY_PATH="$wfa_deb_dir" LD_PRELOAD="$here/lib/libseqshim.so.0" \
-        "$here/bin/wfa-threads" "$t" "$pairs" "$len" 0.05 none)" || return 1
+        "$here/bin/wfa-threads" "$t" "$pairs" "$len" 0.05 none)" || { echo "debian run failed"; return 1; }
     ours="$(env SEQSHIM_LOG=info SEQSHIM_CACHE_DIR="$cache/k" LD_LIBRARY_PATH="$wfa_deb_dir" \
         LD_PRELOAD="$here/lib/libseqshim.so.0" "$here/bin/wfa-threads" "$t" "$pairs" "$len" 0.05 none 2>"$cache/routing.err")" \
-        || return 1
-    grep -E 'WFA: last' "$cache/routing.err" | tail -n 2 | sed 's/^/    /'
+        || { echo "seqshim run failed:"; tail -n 5 "$cache/routing.err"; return 1; }
+    grep -E 'WFA: (last|[0-9]+ device)' "$cache/routing.err" | tail -n 3 | sed 's/^/    /'
     for other in "$cpu" "$ours"; do
         [ "${up##*checksum }" = "${other##*checksum }" ] || { echo "checksums differ: $up / $other"; return 1; }
     done
@@ -34,9 +34,11 @@ wfa_cell() {
 if [ -x "$here/bin/wfa-threads" ] && [ -f "$wfa_deb_dir/libwfa2.so.0" ]; then
     for len in ${ROUTING_LENGTHS:-150 1000 10000}; do
         case "$len" in
-            150) base=200000 ;;
-            1000) base=20000 ;;
-            *) base=1600 ;;
+            # About a second at 16 threads on the CPU path, so that the GPU
+            # is up for most of a run.
+            150) base=2000000 ;;
+            1000) base=100000 ;;
+            *) base=4000 ;;
         esac
         for t in $routing_threads; do
             # Fewer pairs for fewer threads (the same time per run), never

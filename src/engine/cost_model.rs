@@ -93,7 +93,7 @@ impl CpuModel {
 /// Weight kept by the older launches at each new one.
 const GPU_DECAY: f64 = 0.9;
 /// Launches the model needs before its estimate is used.
-const GPU_WARM: u32 = 3;
+const GPU_WARM: u32 = 2;
 
 /// A device batch's time as `fixed + slope * cost`.
 #[derive(Default)]

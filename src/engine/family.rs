@@ -20,7 +20,7 @@
 
 use std::any::{Any, TypeId};
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Arc, Mutex, OnceLock, RwLock};
+use std::sync::{Arc, Mutex, OnceLock};
 
 use super::device::{DeviceError, Gpu};
 use super::scheduler::{BatchRunner, HereTimer, Job, Options, Route, ScheduleError, Scheduler};
@@ -62,22 +62,36 @@ pub fn gpu_label(gpu: &Gpu) -> String {
 /// scheduler lives as long as the process, as its executors do.
 type Slot = &'static (dyn Any + Send + Sync);
 
-/// Every family's scheduler slot, by the family's type. A short list,
-/// searched under a read lock (synchronous calls of many threads look up
-/// their family at once); the write lock is taken once per family, and
-/// never held while a scheduler starts (which compiles kernels).
-static SLOTS: RwLock<Vec<(TypeId, Slot)>> = RwLock::new(Vec::new());
+/// Most families one process can hold (there are six).
+const MAX_FAMILIES: usize = 32;
+
+/// Every family's scheduler slot, by the family's type, filled in order and
+/// never emptied. Synchronous calls of many threads look their family up at
+/// every call, so the lookup is a few plain atomic loads (no lock, no
+/// shared counter to write); adding a family takes [`ADDING`].
+static SLOTS: [OnceLock<(TypeId, Slot)>; MAX_FAMILIES] = [const { OnceLock::new() }; MAX_FAMILIES];
+static ADDING: Mutex<()> = Mutex::new(());
+
+fn find_slot(id: TypeId) -> Option<Slot> {
+    SLOTS
+        .iter()
+        .map_while(OnceLock::get)
+        .find(|(key, _)| *key == id)
+        .map(|s| s.1)
+}
 
 fn slot<F: Family>() -> &'static OnceLock<Scheduler<F::Job>> {
     let id = TypeId::of::<F>();
-    let find = |slots: &[(TypeId, Slot)]| slots.iter().find(|(key, _)| *key == id).map(|s| s.1);
-    let known = find(&SLOTS.read().unwrap_or_else(|p| p.into_inner()));
-    let found = known.unwrap_or_else(|| {
-        let mut slots = SLOTS.write().unwrap_or_else(|p| p.into_inner());
-        // Another thread may have added it between the two locks.
-        find(&slots).unwrap_or_else(|| {
+    let found = find_slot(id).unwrap_or_else(|| {
+        let _adding = ADDING.lock().unwrap_or_else(|p| p.into_inner());
+        // Another thread may have added it before we took the lock.
+        find_slot(id).unwrap_or_else(|| {
             let fresh: &'static OnceLock<Scheduler<F::Job>> = Box::leak(Box::new(OnceLock::new()));
-            slots.push((id, fresh));
+            let free = SLOTS
+                .iter()
+                .find(|s| s.get().is_none())
+                .expect("more kernel families than MAX_FAMILIES");
+            let _ = free.set((id, fresh));
             fresh
         })
     });
