@@ -14,7 +14,7 @@ wfa_cell() {
     local len="$1" t="$2" pairs="$3" up cpu ours
     up="$(LD_LIBRARY_PATH="$wfa_deb_dir" "$here/bin/wfa-threads" 16 "$pairs" "$len" 0.05 none)" || { echo "debian run failed"; return 1; }
     cpu="$(env SEQSHIM_BACKEND=cpu LD_LIBRARY_PATH="$wfa_deb_dir" LD_PRELOAD="$here/lib/libseqshim.so.0" \
-        "$here/bin/wfa-threads" "$t" "$pairs" "$len" 0.05 none)" || { echo "debian run failed"; return 1; }
+        "$here/bin/wfa-threads" "$t" "$pairs" "$len" 0.05 none)" || { echo "cpu path run failed"; return 1; }
     ours="$(env SEQSHIM_LOG=info SEQSHIM_CACHE_DIR="$cache/k" LD_LIBRARY_PATH="$wfa_deb_dir" \
         LD_PRELOAD="$here/lib/libseqshim.so.0" "$here/bin/wfa-threads" "$t" "$pairs" "$len" 0.05 none 2>"$cache/routing.err")" \
         || { echo "seqshim run failed:"; tail -n 5 "$cache/routing.err"; return 1; }
