@@ -18,7 +18,7 @@
 //! another sample's worth of noise).
 
 use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 /// Size classes: cost below 2^CLASSES all fit, larger costs share the last.
 const CLASSES: usize = 48;
@@ -87,6 +87,39 @@ impl CpuModel {
         // The first samples are averaged plainly, later ones exponentially.
         let alpha = (1.0 / (n as f64 + 1.0)).max(CPU_ALPHA);
         store_f64(&self.ns_per_unit[class], old + alpha * (x - old));
+    }
+}
+
+/// Times one call its caller runs, into a [`CpuModel`], when the model
+/// wants the sample (see [`CpuModel::wants_sample`]); records on drop.
+pub struct Timed<'a> {
+    model: &'a CpuModel,
+    cost: u64,
+    started: Option<Instant>,
+}
+
+impl<'a> Timed<'a> {
+    pub fn start(model: &'a CpuModel, cost: u64) -> Self {
+        thread_local! {
+            static CALLS: std::cell::Cell<u32> = const { std::cell::Cell::new(0) };
+        }
+        let nth = CALLS.with(|c| {
+            c.set(c.get().wrapping_add(1));
+            c.get()
+        });
+        Timed {
+            model,
+            cost,
+            started: model.wants_sample(cost, nth).then(Instant::now),
+        }
+    }
+}
+
+impl Drop for Timed<'_> {
+    fn drop(&mut self) {
+        if let Some(started) = self.started {
+            self.model.record(self.cost, started.elapsed());
+        }
     }
 }
 

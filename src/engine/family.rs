@@ -22,6 +22,7 @@ use std::any::{Any, TypeId};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, OnceLock};
 
+use super::cost_model::{CpuModel, Timed};
 use super::device::{DeviceError, Gpu};
 use super::scheduler::{BatchRunner, HereTimer, Job, Options, Route, ScheduleError, Scheduler};
 
@@ -80,13 +81,23 @@ fn find_slot(id: TypeId) -> Option<Slot> {
         .map(|s| s.1)
 }
 
-fn slot<F: Family>() -> &'static OnceLock<Scheduler<F::Job>> {
+/// What the engine keeps for one family: its scheduler once started, and
+/// what its calls cost on their callers' threads before that.
+struct FamilySlot<J: Job> {
+    scheduler: OnceLock<Scheduler<J>>,
+    before_start: CpuModel,
+}
+
+fn slot<F: Family>() -> &'static FamilySlot<F::Job> {
     let id = TypeId::of::<F>();
     let found = find_slot(id).unwrap_or_else(|| {
         let _adding = ADDING.lock().unwrap_or_else(|p| p.into_inner());
         // Another thread may have added it before we took the lock.
         find_slot(id).unwrap_or_else(|| {
-            let fresh: &'static OnceLock<Scheduler<F::Job>> = Box::leak(Box::new(OnceLock::new()));
+            let fresh: &'static FamilySlot<F::Job> = Box::leak(Box::new(FamilySlot {
+                scheduler: OnceLock::new(),
+                before_start: CpuModel::default(),
+            }));
             let free = SLOTS
                 .iter()
                 .find(|s| s.get().is_none())
@@ -96,7 +107,7 @@ fn slot<F: Family>() -> &'static OnceLock<Scheduler<F::Job>> {
         })
     });
     found
-        .downcast_ref::<OnceLock<Scheduler<F::Job>>>()
+        .downcast_ref::<FamilySlot<F::Job>>()
         .expect("a slot holds the scheduler of the family it is keyed by")
 }
 
@@ -113,7 +124,7 @@ pub fn devices_possible() -> bool {
 /// The family's process-wide scheduler, with executors for every GPU in use
 /// (none on the CPU path). Started on first use.
 pub fn scheduler<F: Family>() -> &'static Scheduler<F::Job> {
-    slot::<F>().get_or_init(|| {
+    slot::<F>().scheduler.get_or_init(|| {
         let mut runners = Vec::new();
         // A family without a kernel runs on the CPU only, and one whose
         // kernel file is missing says so once.
@@ -151,20 +162,34 @@ pub fn scheduler<F: Family>() -> &'static Scheduler<F::Job> {
 /// Whether the family's scheduler has started (without starting it).
 #[cfg(test)]
 fn started<F: Family>() -> bool {
-    slot::<F>().get().is_some()
+    slot::<F>().scheduler.get().is_some()
 }
 
-/// The family's scheduler when it has started. Otherwise starts it on a
-/// background thread (once) and returns `None`: a synchronous call does not
-/// wait for GPUs to be probed, kernels loaded and memory reserved (about a
-/// second), but runs on its caller's thread meanwhile, as every call does
-/// until the devices are up. A family without a kernel, the CPU backend and
-/// strict mode (where tests expect the devices from the first call) start
-/// in the foreground.
-fn started_or_starting<F: Family>() -> Option<&'static Scheduler<F::Job>> {
+/// A call that costs its caller less than this is never worth a device (a
+/// launch's round trip alone takes longer), so calls below it do not start
+/// the devices: a process of cheap calls never pays their start-up (kernel
+/// loading, memory, pinned buffers that stall the process's page faults
+/// while they are locked).
+const MIN_DEVICE_CALL: std::time::Duration = std::time::Duration::from_micros(50);
+
+/// Whether a family's devices are up for a call.
+enum Started<J: Job> {
+    Yes(&'static Scheduler<J>),
+    /// Not (yet): the call runs on its caller's thread, timed here.
+    NotYet(&'static CpuModel),
+}
+
+/// The family's scheduler when it has started. Otherwise the call runs on
+/// its caller's thread, and once calls are seen to cost at least
+/// [`MIN_DEVICE_CALL`] the scheduler starts on a background thread (once):
+/// no call waits for GPUs to be probed, kernels loaded and memory reserved
+/// (about a second). A family without a kernel, the CPU backend and strict
+/// mode (where tests expect the devices from the first call) start in the
+/// foreground.
+fn started_or_starting<F: Family>(cost: u64) -> Started<F::Job> {
     let slot = slot::<F>();
-    if let Some(started) = slot.get() {
-        return Some(started);
+    if let Some(started) = slot.scheduler.get() {
+        return Started::Yes(started);
     }
     let config = super::config::get();
     if cfg!(test)
@@ -172,17 +197,30 @@ fn started_or_starting<F: Family>() -> Option<&'static Scheduler<F::Job>> {
         || config.strict
         || config.backend == super::config::Backend::Cpu
     {
-        return Some(scheduler::<F>());
+        return Started::Yes(scheduler::<F>());
     }
+    let worth_a_device = slot
+        .before_start
+        .estimate(cost)
+        .is_some_and(|t| t >= MIN_DEVICE_CALL);
+    if worth_a_device && start_in_background::<F>().is_err() {
+        // No thread to spare: start here, as before.
+        return Started::Yes(scheduler::<F>());
+    }
+    Started::NotYet(&slot.before_start)
+}
+
+/// Starts the family's scheduler on a thread of its own, once.
+fn start_in_background<F: Family>() -> std::io::Result<()> {
     static STARTING: Mutex<Vec<TypeId>> = Mutex::new(Vec::new());
     {
         let mut starting = STARTING.lock().unwrap_or_else(|p| p.into_inner());
         if starting.contains(&TypeId::of::<F>()) {
-            return None;
+            return Ok(());
         }
         starting.push(TypeId::of::<F>());
     }
-    let spawned = std::thread::Builder::new()
+    std::thread::Builder::new()
         .name("seqshim-start".into())
         .spawn(|| {
             let started = std::time::Instant::now();
@@ -192,12 +230,16 @@ fn started_or_starting<F: Family>() -> Option<&'static Scheduler<F::Job>> {
                 F::NAME,
                 started.elapsed().as_secs_f64() * 1e3
             );
-        });
-    match spawned {
-        Ok(_) => None,
-        // No thread to spare: start here, as before.
-        Err(_) => Some(scheduler::<F>()),
-    }
+        })
+        .map(drop)
+}
+
+/// What a caller holds while it runs a call itself: it times the call for
+/// the routing (see [`Placement::Here`]).
+pub enum Timing<J: Job> {
+    Scheduled(HereTimer<'static, J>),
+    BeforeStart(Timed<'static>),
+    Untimed,
 }
 
 /// How a synchronous call (one upstream call, one result) runs.
@@ -207,7 +249,7 @@ pub enum Placement<J: Job> {
     /// return later than the caller computes it. The job was never built.
     /// Hold the timer (when there is one) while the call runs: it teaches
     /// the routing what calls cost here.
-    Here(Option<HereTimer<'static, J>>),
+    Here(Timing<J>),
     /// Through the family's devices (or, should none take it in time, on
     /// the caller's thread after all, as a job).
     Submitted(Result<J::Output, ScheduleError>),
@@ -220,23 +262,26 @@ pub enum Placement<J: Job> {
 /// the caller runs the call itself, with nothing copied.
 pub fn place<F: Family>(cost: u64, make_job: impl FnOnce() -> Option<F::Job>) -> Placement<F::Job> {
     if !devices_possible() {
-        return Placement::Here(None);
+        return Placement::Here(Timing::Untimed);
     }
-    let Some(scheduler) = started_or_starting::<F>() else {
-        return Placement::Here(None);
+    let scheduler = match started_or_starting::<F>(cost) {
+        Started::Yes(scheduler) => scheduler,
+        Started::NotYet(model) => {
+            return Placement::Here(Timing::BeforeStart(Timed::start(model, cost)));
+        }
     };
     // `devices()` needs no lock: without GPUs a call costs one branch.
     if scheduler.devices().is_empty() {
-        return Placement::Here(None);
+        return Placement::Here(Timing::Untimed);
     }
     match scheduler.route(cost) {
-        Route::Here(timer) => Placement::Here(Some(timer)),
+        Route::Here(timer) => Placement::Here(Timing::Scheduled(timer)),
         Route::Device(patience) => match make_job() {
             Some(job) if job.gpu_eligible() => {
                 debug_assert_eq!(job.cost(), cost, "{}: place's cost is the job's", F::NAME);
                 Placement::Submitted(scheduler.submit_routed(job, patience))
             }
-            _ => Placement::Here(None),
+            _ => Placement::Here(Timing::Untimed),
         },
     }
 }

@@ -11,8 +11,9 @@ use std::sync::Arc;
 
 use super::AlignerAttributes;
 use super::job::{self, PairResult, PairSet, Wfa, WfaJob};
+use crate::engine::family::Timing;
 use crate::engine::family::{self, Placement};
-use crate::engine::scheduler::{HereTimer, ScheduleError};
+use crate::engine::scheduler::ScheduleError;
 
 /// Whether the transparent path is on for this process: unless
 /// `SEQSHIM_WFA_TRANSPARENT=0`, and while the process may have a device
@@ -33,7 +34,7 @@ pub enum Offer {
     Device(Result<PairResult, ScheduleError>),
     /// The caller aligns it on its own thread, holding the timer (if any)
     /// meanwhile so that the routing learns what pairs cost there.
-    Here(Option<HereTimer<'static, WfaJob>>),
+    Here(Timing<WfaJob>),
 }
 
 /// Aligns one pair on a device when the path is on, a device is in use, it
@@ -42,7 +43,7 @@ pub enum Offer {
 /// was run or copied).
 pub fn align_on_device(attributes: &AlignerAttributes, pattern: &[u8], text: &[u8]) -> Offer {
     if !enabled() {
-        return Offer::Here(None);
+        return Offer::Here(Timing::Untimed);
     }
     let bases = (pattern.len() + text.len()) as u64;
     let placed = family::place::<Wfa>(bases, || {
@@ -58,7 +59,7 @@ pub fn align_on_device(attributes: &AlignerAttributes, pattern: &[u8], text: &[u
         Placement::Submitted(Ok(mut results)) if results.len() == 1 => {
             Offer::Device(Ok(results.pop().expect("one result")))
         }
-        Placement::Submitted(Ok(_)) => Offer::Here(None),
+        Placement::Submitted(Ok(_)) => Offer::Here(Timing::Untimed),
         Placement::Submitted(Err(e)) => Offer::Device(Err(e)),
     }
 }

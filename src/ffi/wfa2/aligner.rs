@@ -670,7 +670,7 @@ fn run(w: &mut wavefront_aligner_t, s: &mut State, resume: bool) -> c_int {
     // Concurrent callers' pairs are batched onto a GPU when one is in use
     // and their results come back sooner than this thread's.
     let _routing_timer = if resume {
-        None
+        super::transparent::WfaHere::Untimed
     } else {
         match super::transparent::offload(w, s) {
             Ok(code) => return code,
