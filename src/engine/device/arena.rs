@@ -176,6 +176,15 @@ impl Arena {
                     self.device = Some(device);
                     self.base = base;
                     self.capacity = new_capacity;
+                    // Growth is rare (by half again at least), so one line
+                    // each shows how a process's memory follows its work.
+                    crate::log_info!(
+                        "GPU {}: an arena grew to {} MiB; this process holds {} MiB of its {} MiB cap",
+                        self.gpu.info.ordinal,
+                        new_capacity >> 20,
+                        self.gpu.ledger.usage().device >> 20,
+                        self.gpu.ledger.cap() >> 20
+                    );
                 }
                 Err(e) => {
                     self.gpu.ledger.release(new_capacity);
@@ -537,7 +546,13 @@ mod tests {
         };
         let mut arena = gpu.arena(0);
         let too_much = gpu.info().total_memory.saturating_mul(4).max(1 << 40);
-        assert!(arena.reserve(too_much).is_err());
+        let refused = arena.reserve(too_much).unwrap_err();
+        assert!(refused.is_out_of_memory(), "{refused}");
+        assert_eq!(
+            arena.capacity(),
+            0,
+            "a refused grant leaves the arena as it was"
+        );
         arena
             .reserve(1 << 20)
             .expect("a small arena after a failed one");

@@ -97,9 +97,10 @@ const DYNAMIC_SHARED_LIMIT: usize = 48 << 10;
 const MIN_WORKER_EXTRA: usize = 64 << 10;
 /// Worker memory beyond its ring and score table a launch asks for, per
 /// base of its longest pair, until pairs come back short of memory (then
-/// four times as much, up to [`MAX_EXTRA_PER_BASE`]). 64 covers 10 kbp pairs
-/// at 10 % (about 1.3 MB of backtrace codes each).
-const EXTRA_PER_BASE: usize = 64;
+/// four times as much, up to [`MAX_EXTRA_PER_BASE`]). 128 gives 10 kbp
+/// pairs 2.5 MB each, about what 10 % divergence needs (5 to 6 M codes of
+/// half a byte), and short pairs the 64 KiB floor.
+const EXTRA_PER_BASE: usize = 128;
 const MAX_EXTRA_PER_BASE: usize = 4096;
 /// Parts a launch of at least two GPU-fulls of pairs goes in;
 /// `SEQSHIM_WFA_PARTS` overrides it for measurements.
@@ -289,18 +290,21 @@ impl WfaRunner {
             }
         };
         if (self.arena.capacity(), self.arena.host_capacity()) != before && outcome.is_ok() {
-            let usage = self.gpu.ledger().usage();
-            crate::log_info!(
-                "WFA: GPU {} stream {}: arena grown to {} MiB ({} MiB pinned); the process holds {} of its {} MiB",
+            crate::log_debug!(
+                "WFA: GPU {} stream {}: arena grown to {} MiB ({} MiB pinned)",
                 self.gpu.info().ordinal,
                 self.lane,
                 self.arena.capacity() >> 20,
                 self.arena.host_capacity() >> 20,
-                usage.device >> 20,
-                self.gpu.ledger().cap() >> 20,
             );
         }
         outcome
+    }
+
+    /// Device bytes the runner's arena holds now (it grows on demand, up to
+    /// the share it was given).
+    pub fn arena_bytes(&self) -> usize {
+        self.arena.capacity()
     }
 
     /// Makes the kernel leave every walk's replay to the host, the path
