@@ -111,13 +111,6 @@ impl Arena {
         self.host_limit = host;
     }
 
-    /// Device bytes this arena could hold now without exceeding its limit or
-    /// the process's budget (what it holds plus what the ledger has left;
-    /// the GPU's free memory may allow less).
-    pub fn room(&self) -> usize {
-        (self.capacity + self.gpu.ledger.available()).min(self.device_limit.max(self.capacity))
-    }
-
     /// Makes room for `device_bytes` on the device of which the first
     /// `host_bytes` (at most `device_bytes`) are mirrored in pinned host
     /// memory. Device bytes are granted by the GPU's ledger first; a grant
