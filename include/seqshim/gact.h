@@ -154,6 +154,12 @@ int32_t seqshim_gact_align_tile_batch(const seqshim_gact_tile_req_t* reqs, uint3
                                       uint8_t* ops_arena, uint32_t ops_stride,
                                       seqshim_gact_tile_result_t* results);
 
+/* Where the tiles of seqshim_gact_align_tile_batch ran so far in this
+ * process: *on_gpu on a GPU, *on_cpu on the CPU (either pointer may be
+ * NULL). Returns the number of GPUs running GACT tiles: 0 when no GPU is in
+ * use (seqshim_backend_info says why) or the GACT kernel is unavailable. */
+int32_t seqshim_gact_tile_routing(uint64_t* on_gpu, uint64_t* on_cpu);
+
 /* One seed of seqshim_gact_extend_batch. 56 bytes. */
 typedef struct {
     const char* ref_str;

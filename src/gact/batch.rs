@@ -1,8 +1,7 @@
 //! GACT as a family of the engine: a tile (`AlignWithBT`) and a whole
-//! extension (`GACT`) are each one job. There is no kernel yet, so both
-//! families run every job on the engine's CPU pool; the batch entry points
-//! hand whole batches to [`Scheduler::run_all`], which is where a GPU
-//! runner will plug in.
+//! extension (`GACT`) are each one job. Tiles run on every GPU in use
+//! (`gpu::TileRunner`) and on the CPU pool; extensions run on the CPU pool.
+//! The batch entry points hand whole batches to [`Scheduler::run_all`].
 
 use std::sync::Arc;
 
@@ -10,7 +9,7 @@ use crate::engine::device::{DeviceError, Gpu};
 use crate::engine::family::{self, Family};
 use crate::engine::scheduler::{BatchRunner, Job, ScheduleError};
 
-use super::{Alignment, ExtendOptions, GactError, Params, TileOptions, TileResult};
+use super::{Alignment, ExtendOptions, GactError, MAX_TILE_LEN, Params, TileOptions, TileResult};
 
 /// One tile to align, owning its bases so that it can wait in a queue.
 #[derive(Debug, Clone)]
@@ -28,9 +27,27 @@ impl Job for TileJob {
         super::align_tile(&self.ref_, &self.query, &self.params, self.opts)
     }
 
+    fn gpu_eligible(&self) -> bool {
+        self.kernel_takes()
+    }
+
     /// DP cells.
     fn cost(&self) -> u64 {
         (self.ref_.len() as u64).max(1) * (self.query.len() as u64).max(1)
+    }
+}
+
+impl TileJob {
+    /// Whether the GPU kernel computes this tile: both sides 1..=511, and
+    /// inputs the CPU path accepts (the CPU path answers the others at once,
+    /// with its empty result or its error).
+    pub fn kernel_takes(&self) -> bool {
+        let (m, n) = (self.ref_.len(), self.query.len());
+        let inside = |p: i32, len: usize| p >= 0 && p as usize <= len;
+        (1..=MAX_TILE_LEN).contains(&m)
+            && (1..=MAX_TILE_LEN).contains(&n)
+            && self.params.validate().is_ok()
+            && (self.opts.first || (inside(self.opts.ref_pos, m) && inside(self.opts.query_pos, n)))
     }
 }
 
@@ -61,20 +78,22 @@ impl Job for ExtendJob {
     }
 }
 
-/// GACT tiles as a family of the engine (CPU pool only for now).
+/// GACT tiles as a family of the engine: one runner per GPU.
 pub struct GactTiles;
 
 impl Family for GactTiles {
     const NAME: &'static str = "GACT";
-    const KERNEL: &'static str = "";
+    const KERNEL: &'static str = "gact";
     type Job = TileJob;
 
-    fn runners(_: &Arc<Gpu>) -> Result<Vec<Box<dyn BatchRunner<TileJob>>>, DeviceError> {
-        Ok(Vec::new())
+    fn runners(gpu: &Arc<Gpu>) -> Result<Vec<Box<dyn BatchRunner<TileJob>>>, DeviceError> {
+        Ok(vec![Box::new(super::gpu::TileRunner::new(gpu.clone())?)])
     }
 }
 
-/// GACT extensions as a family of the engine (CPU pool only for now).
+/// GACT extensions as a family of the engine. Extensions stay on the CPU
+/// pool: on the GPU they would advance one tile per round in lock-step,
+/// which is not written yet; so no kernel is named and no device started.
 pub struct GactExtensions;
 
 impl Family for GactExtensions {
@@ -87,12 +106,27 @@ impl Family for GactExtensions {
     }
 }
 
+/// Where the tiles of this process ran so far: (on a GPU, on the CPU),
+/// and the GPUs the tile family uses. Starts the family (and so the GPUs)
+/// if nothing did yet.
+pub fn tile_routing() -> (u64, u64, Vec<String>) {
+    let scheduler = family::scheduler::<GactTiles>();
+    let s = scheduler.stats();
+    let on_gpu = s.batched_jobs.saturating_sub(s.rescued_jobs);
+    (
+        on_gpu,
+        s.inline_jobs + s.rescued_jobs,
+        scheduler.devices().to_vec(),
+    )
+}
+
 fn flatten<T>(result: Result<Result<T, GactError>, ScheduleError>) -> Result<T, GactError> {
     result.unwrap_or_else(|e| Err(GactError::NotRun(e.0)))
 }
 
-/// Aligns many tiles at once on the engine's CPU pool; results in input
-/// order, each identical to [`super::align_tile`] on the same job.
+/// Aligns many tiles at once, on every GPU in use and the engine's CPU
+/// pool; results in input order, each identical to [`super::align_tile`]
+/// on the same job.
 pub fn align_tiles(jobs: Vec<TileJob>) -> Vec<Result<TileResult, GactError>> {
     if jobs.is_empty() {
         return Vec::new();
