@@ -185,7 +185,9 @@ __device__ __forceinline__ void gact_fill_tile(u8* image, const GactTile& t, con
                 const int iv = max(io, ie);
                 const int dop = ml[r] + go, de = dl[r] + ge;
                 const int dv = max(dop, de);
-                const int hv = max(max(mv, iv), max(dv, 0));
+                // max(M, I, D, 0): one instruction on sm_90 (DPX), emulated
+                // with the same integer result before.
+                const int hv = __vimax3_s32_relu(mv, iv, dv);
                 // State with upstream's priority M over I over D, Z when no
                 // candidate is positive; flags: D / I opened here.
                 u32 st = hv <= 0 ? 0u : (mv == hv ? 3u : (iv == hv ? 2u : 1u));
@@ -211,8 +213,14 @@ __device__ __forceinline__ void gact_fill_tile(u8* image, const GactTile& t, con
                         best_i = i;
                         best_j = j;
                     }
-                } else if (r == pos_r && j == t.query_pos) {
-                    pos = hv;
+                }
+            }
+            if (!FIRST && j == t.query_pos) {
+                // The traceback start's H, once per lane rather than a test
+                // per cell.
+#pragma unroll
+                for (int r = 0; r < GACT_MAX_R; r++) {
+                    if (r == pos_r) pos = hl[r];
                 }
             }
             dir[(size_t)s * g.lanes + lane] = w0;

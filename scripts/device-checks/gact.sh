@@ -28,7 +28,7 @@ if gpu_test gact; then
         "gact: a failing device batch reruns on the CPU" \
         "gact: batch entry in strict mode runs on the GPU" \
         "gact: benchmark GPU batch vs CPU pool"; do
-        grep -hE "^gact (gpu|batch|benchmark)" "$(log_of "$name")" 2>/dev/null | sed 's/^/      /'
+        grep -hoE "gact (gpu|batch) .*|gact benchmark: .*" "$(log_of "$name")" 2>/dev/null | sed "s/^/      /"
     done
 fi
 if [ -x "$here/bin/seqshim-gact-demo" ]; then

@@ -105,6 +105,33 @@ pub(super) fn tile_bytes(job: &TileJob) -> (usize, usize) {
     (io, io + dir + 128)
 }
 
+/// The distinct scorings of a launch. A batch usually has one, so the last
+/// one found is tried first; hashing 27 numbers per tile cost more than
+/// the rest of the layout.
+#[derive(Default)]
+struct ParamsTable {
+    list: Vec<Params>,
+    index: HashMap<Params, u32>,
+    last: Option<(Params, u32)>,
+}
+
+impl ParamsTable {
+    fn index(&mut self, p: &Params) -> u32 {
+        if let Some((last, at)) = &self.last
+            && last == p
+        {
+            return *at;
+        }
+        let list = &mut self.list;
+        let at = *self.index.entry(*p).or_insert_with(|| {
+            list.push(*p);
+            (list.len() - 1) as u32
+        });
+        self.last = Some((*p, at));
+        at
+    }
+}
+
 /// Where one tile sits in the image.
 struct Placed {
     job: usize,
@@ -130,26 +157,19 @@ pub(super) struct Layout {
 impl Layout {
     /// Places the tiles `chunk` (indices into `jobs`) one after the other.
     pub(super) fn new(jobs: &[TileJob], chunk: &[usize]) -> Layout {
-        let mut params = Vec::new();
-        let mut known: HashMap<Params, u32> = HashMap::new();
+        let mut params = ParamsTable::default();
         let mut placed: Vec<Placed> = chunk
             .iter()
-            .map(|&job| {
-                let p = jobs[job].params;
-                let index = *known.entry(p).or_insert_with(|| {
-                    params.push(p);
-                    (params.len() - 1) as u32
-                });
-                Placed {
-                    job,
-                    params: index,
-                    codes: 0,
-                    ops: 0,
-                    ops_cap: ops_cap(&jobs[job]),
-                    dir: 0,
-                }
+            .map(|&job| Placed {
+                job,
+                params: params.index(&jobs[job].params),
+                codes: 0,
+                ops: 0,
+                ops_cap: ops_cap(&jobs[job]),
+                dir: 0,
             })
             .collect();
+        let params = params.list;
         let params_at = 0;
         let descs_at = align128(params_at + PARAMS_BYTES * params.len());
         let mut at = descs_at + GactTile::SIZE * placed.len();
@@ -208,45 +228,27 @@ impl Layout {
                 dst.copy_from_slice(&v.to_le_bytes());
             }
         }
-        for (k, p) in self.placed.iter().enumerate() {
-            let j = &jobs[p.job];
-            let desc = GactTile {
-                dir: p.dir as u64,
-                ref_codes: p.codes as u32,
-                query_codes: (p.codes + j.ref_.len()) as u32,
-                ops: p.ops as u32,
-                ops_cap: p.ops_cap as u32,
-                params: p.params,
-                m: j.ref_.len() as i32,
-                n: j.query.len() as i32,
-                ref_pos: j.opts.ref_pos,
-                query_pos: j.opts.query_pos,
-                first: u32::from(j.opts.first),
-                early_terminate: j.opts.early_terminate,
-                spare: 0,
-            };
-            desc.write_to(&mut staging[self.descs_at + k * GactTile::SIZE..]);
-        }
-        // Split the codes area into one slice per tile (they are placed in
-        // order, back to back) and fill them in parallel.
-        let start = self.placed.first().map_or(0, |p| p.codes);
-        let end = self.placed.last().map_or(0, |p| {
-            p.codes + jobs[p.job].ref_.len() + jobs[p.job].query.len()
-        });
-        let mut rest = &mut staging[start..end];
+        // The descriptors and the codes (placed in order, back to back) are
+        // split into one slice per tile and written in parallel.
+        // The codes start right after the descriptors (see `new`).
+        let (head, mut rest) =
+            staging.split_at_mut(self.descs_at + GactTile::SIZE * self.placed.len());
+        let descs = head[self.descs_at..].chunks_exact_mut(GactTile::SIZE);
         let mut parts = Vec::with_capacity(self.placed.len());
-        for p in &self.placed {
+        for (p, desc) in self.placed.iter().zip(descs) {
             let j = &jobs[p.job];
-            let (part, tail) = rest.split_at_mut(j.ref_.len() + j.query.len());
-            parts.push((part, j));
-            rest = tail;
+            let (part, after) = rest.split_at_mut(j.ref_.len() + j.query.len());
+            parts.push((p, desc, part));
+            rest = after;
         }
         crate::engine::cpu::install_for_devices(|| {
             use rayon::prelude::*;
             parts
                 .into_par_iter()
-                .with_min_len(64)
-                .for_each(|(part, j)| {
+                .with_min_len(256)
+                .for_each(|(p, desc, part)| {
+                    let j = &jobs[p.job];
+                    tile_desc(p, j).write_to(desc);
                     let (r, q) = part.split_at_mut(j.ref_.len());
                     encode(r, &j.ref_, j.opts.reverse);
                     encode(q, &j.query, j.opts.reverse);
@@ -287,6 +289,24 @@ impl Layout {
         for (p, r) in self.placed.iter().zip(decoded) {
             results[p.job] = r.map(Ok);
         }
+    }
+}
+
+fn tile_desc(p: &Placed, j: &TileJob) -> GactTile {
+    GactTile {
+        dir: p.dir as u64,
+        ref_codes: p.codes as u32,
+        query_codes: (p.codes + j.ref_.len()) as u32,
+        ops: p.ops as u32,
+        ops_cap: p.ops_cap as u32,
+        params: p.params,
+        m: j.ref_.len() as i32,
+        n: j.query.len() as i32,
+        ref_pos: j.opts.ref_pos,
+        query_pos: j.opts.query_pos,
+        first: u32::from(j.opts.first),
+        early_terminate: j.opts.early_terminate,
+        spare: 0,
     }
 }
 

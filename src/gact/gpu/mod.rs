@@ -25,12 +25,18 @@ use layout::{Layout, tile_bytes};
 const KERNEL: &str = <super::GactTiles as crate::engine::family::Family>::KERNEL;
 /// Warps (tiles) per block of the fill: `GACT_WARPS_PER_BLOCK`.
 const FILL_WARPS: u32 = 4;
-/// Threads per block of the traceback, one tile each.
-const TRACE_BLOCK: u32 = 128;
+/// Threads per block of the traceback, one tile each: one warp, so that a
+/// launch's walks (latency-bound, a dependent load per state) spread over
+/// every multiprocessor.
+const TRACE_BLOCK: u32 = 32;
 /// Largest lane: large enough to keep a GPU busy for milliseconds (about
 /// 20,000 tiles of 320 x 320), small enough that a big batch spans several
 /// launches to overlap packing with the kernels.
 const MAX_LANE: usize = 2 << 30;
+/// Most tiles of one launch: about four waves of a large GPU, so that the
+/// host packs and unpacks launches while the GPU runs others instead of
+/// waiting for one large launch at the start and the end of a batch.
+const MAX_LAUNCH_TILES: usize = 8192;
 /// Smallest lane worth a runner.
 const MIN_LANE: usize = 64 << 20;
 /// Share of a lane mirrored in pinned host memory: inputs and results are
@@ -217,7 +223,10 @@ fn plan_launches(jobs: &[TileJob], device_room: usize, host_room: usize) -> Vec<
         if job_bytes > device_room || job_io > host_room {
             continue;
         }
-        if bytes + job_bytes > device_room || io + job_io > host_room {
+        if bytes + job_bytes > device_room
+            || io + job_io > host_room
+            || chunk.len() == MAX_LAUNCH_TILES
+        {
             chunks.push(std::mem::take(&mut chunk));
             (bytes, io) = (0, 0);
         }
