@@ -21,7 +21,8 @@ use seqshim::engine::cpu;
 use seqshim::engine::family;
 use seqshim::engine::scheduler::{BatchRunner, Job, Options, Scheduler};
 use seqshim::gact::{
-    GactError, GactTiles, Params, TileJob, TileOptions, TileResult, TileRunner, align_tiles,
+    ExtendJob, ExtendOptions, GactError, GactTiles, Params, TileJob, TileOptions, TileResult,
+    TileRunner, align_tiles, extend_all,
 };
 
 fn runner() -> Option<TileRunner> {
@@ -363,6 +364,87 @@ fn batch_entry_runs_on_the_gpu() {
         after.batches - before.batches,
         after.rescued_jobs - before.rescued_jobs,
         family::scheduler::<GactTiles>().devices()
+    );
+    assert_eq!(differ, 0);
+    assert!(after.batches > before.batches);
+}
+
+// ---------------------------------------------------------------- extensions
+
+/// A read of a random genome with long-read-like errors (15 %: insertions
+/// 7 %, deletions 4 %, substitutions 4 %), and where its first base lies.
+fn read_of(rng: &mut Rng, genome: &[u8], len: usize) -> (Vec<u8>, usize) {
+    let start = rng.below((genome.len() - len) as u64) as usize;
+    let mut read = Vec::with_capacity(len + len / 8);
+    for &b in &genome[start..start + len] {
+        match rng.below(100) {
+            0..7 => {
+                read.push(b"ACGT"[rng.below(4) as usize]);
+                read.push(b);
+            }
+            7..11 => {}
+            11..15 => read.push(b"ACGT"[rng.below(4) as usize]),
+            _ => read.push(b),
+        }
+    }
+    (read, start)
+}
+
+/// The batch entry for extensions (`extend_all`, behind
+/// `seqshim_gact_extend_batch`) advances 10,000 extensions in lock-step
+/// with every round's tiles on the GPU; each must equal the single call.
+#[test]
+fn lockstep_extensions_on_the_gpu_equal_single_calls() {
+    if gpu_support::first_gpu().is_none() {
+        return;
+    }
+    let mut rng = Rng(0xe7e9d);
+    let genome: std::sync::Arc<[u8]> = random_seq(&mut rng, 2_000_000).into();
+    let jobs: Vec<ExtendJob> = (0..10_000)
+        .map(|_| {
+            let len = 1_000 + rng.below(7_000) as usize;
+            let (read, start) = read_of(&mut rng, &genome, len);
+            // The seed: a read position and where it came from, roughly
+            // (D-SOFT's hits are that rough too).
+            let at = rng.below(read.len() as u64) as usize;
+            let ref_pos = (start + at * len / read.len()).min(genome.len());
+            ExtendJob {
+                ref_: genome.clone(),
+                query: read.into(),
+                params: Params::darwin_default(),
+                opts: ExtendOptions {
+                    tile_size: 320,
+                    tile_overlap: 120,
+                    ref_pos: ref_pos as i32,
+                    query_pos: at as i32,
+                    ref_len: None,
+                    query_len: None,
+                },
+            }
+        })
+        .collect();
+    let t = Instant::now();
+    let want: Vec<_> = cpu::install(|| {
+        use rayon::prelude::*;
+        jobs.par_iter().map(Job::run_cpu).collect()
+    });
+    let cpu_s = t.elapsed().as_secs_f64();
+    let before = family::scheduler::<GactTiles>().stats();
+    let t = Instant::now();
+    let got = extend_all(jobs.clone());
+    let gpu_s = t.elapsed().as_secs_f64();
+    let after = family::scheduler::<GactTiles>().stats();
+    let differ = got.iter().zip(&want).filter(|(a, b)| a != b).count();
+    let failed = want.iter().filter(|r| r.is_err()).count();
+    eprintln!(
+        "gact gpu extensions: {} extensions ({failed} refused by both), {differ} differ, {} tiles in {} GPU batches, {} rescued; lock-step on the GPU {:.0} ext/s, CPU pool ({} threads) {:.0} ext/s",
+        jobs.len(),
+        after.batched_jobs - before.batched_jobs,
+        after.batches - before.batches,
+        after.rescued_jobs - before.rescued_jobs,
+        jobs.len() as f64 / gpu_s,
+        cpu::threads(),
+        jobs.len() as f64 / cpu_s
     );
     assert_eq!(differ, 0);
     assert!(after.batches > before.batches);

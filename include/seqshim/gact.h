@@ -5,9 +5,10 @@
  *     AlignWithBT; the traceback states go to a caller buffer.
  *   - seqshim_gact_extend: one seed extension, with the inputs of Darwin's
  *     GACT; the gapped strings go to caller buffers.
- * and a batch variant of each, which runs many requests at once on
- * seqshim's thread pool and gives each request exactly the result of the
- * single call. integrations/darwin/ has header-only C++ glue that gives
+ * and a batch variant of each, which runs many requests at once on the
+ * GPUs seqshim uses and its thread pool (a large extension batch advances
+ * one tile of every seed per round, the tiles on the GPUs) and gives each
+ * request exactly the result of the single call. integrations/darwin/ has header-only C++ glue that gives
  * these functions Darwin's own C++ names and types.
  *
  * Results are bit-identical to Darwin's: tile scores, maximum cells and

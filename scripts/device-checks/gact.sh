@@ -2,7 +2,8 @@
 # provides `check`, `log_of`, `gpu_test`, $here (the bundle) and $cache.
 # GPU == CPU == upstream on every fixture tile, GPU == CPU on random tiles
 # over the parameter grid, a failing device batch rerun on the CPU, the
-# batch entry on the GPU in strict mode, and a GPU-vs-CPU-pool benchmark.
+# batch entry on the GPU in strict mode, extensions in lock-step on the GPU
+# equal to single calls, and a GPU-vs-CPU-pool benchmark.
 if gpu_test gact; then
     gact_bin="$gpu_bin"
     gact() {
@@ -21,12 +22,16 @@ if gpu_test gact; then
     check "gact: batch entry in strict mode runs on the GPU" \
         "gact batch entry: [0-9]+ tiles, 0 differ, [1-9][0-9]* GPU batches, 0 rescued" \
         gact batch_entry_runs_on_the_gpu
+    check "gact: 10,000 extensions in lock-step on the GPU equal single calls" \
+        "gact gpu extensions: [0-9]+ extensions .* 0 differ, [1-9][0-9]* tiles in [1-9][0-9]* GPU batches, 0 rescued" \
+        gact lockstep_extensions_on_the_gpu_equal_single_calls
     check "gact: benchmark GPU batch vs CPU pool" "gact benchmark: 511x511 .* GPU/CPU = " \
         gact gpu_vs_cpu_benchmark
     for name in "gact: GPU == CPU == upstream on every fixture tile" \
         "gact: GPU == CPU on random tiles over the parameter grid" \
         "gact: a failing device batch reruns on the CPU" \
         "gact: batch entry in strict mode runs on the GPU" \
+        "gact: 10,000 extensions in lock-step on the GPU equal single calls" \
         "gact: benchmark GPU batch vs CPU pool"; do
         grep -hoE "gact (gpu|batch) .*|gact benchmark: .*" "$(log_of "$name")" 2>/dev/null | sed "s/^/      /"
     done

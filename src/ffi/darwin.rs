@@ -555,8 +555,10 @@ pub unsafe extern "C" fn seqshim_gact_align_tile_batch(
     })
 }
 
-/// [`seqshim_gact_extend`] on `n` seeds with one scoring and tiling, run on
-/// seqshim's CPU pool. Request `k` writes its gapped strings to its own
+/// [`seqshim_gact_extend`] on `n` seeds with one scoring and tiling: with a
+/// GPU in use and at least 1,024 seeds, all extensions advance one tile per
+/// round with every round's tiles on the GPUs; otherwise each extension
+/// runs on seqshim's CPU pool. Request `k` writes its gapped strings to its own
 /// `aligned_ref`/`aligned_query` (at most its `cap` bytes each), its fields
 /// to `out[k]` and its status to `status[k]` (0, or the negative status
 /// `seqshim_gact_extend` would return; `out[k]` zeroed on an error).
