@@ -30,7 +30,7 @@ const CPU_WARM: u32 = 2;
 /// [`CPU_SAMPLE_EVERY`] does, so that many threads running cheap calls do
 /// not all write the same cache line.
 const CPU_ALWAYS: u32 = 64;
-const CPU_SAMPLE_EVERY: u32 = 8;
+const CPU_SAMPLE_EVERY: u32 = 32;
 
 fn class_of(cost: u64) -> usize {
     ((u64::BITS - cost.max(1).leading_zeros()) as usize - 1).min(CLASSES - 1)
@@ -69,6 +69,16 @@ impl CpuModel {
         }
         let ns = load_f64(&self.ns_per_unit[class]) * cost.max(1) as f64;
         Some(Duration::from_nanos(ns.min(u64::MAX as f64) as u64))
+    }
+
+    /// As [`CpuModel::estimate`], once the class has seen `samples` runs:
+    /// a thread's first calls pay one-time costs (allocations, cold
+    /// caches) that would make cheap calls look expensive for a while.
+    pub fn settled_estimate(&self, cost: u64, samples: u32) -> Option<Duration> {
+        if self.samples[class_of(cost)].load(Ordering::Relaxed) < samples {
+            return None;
+        }
+        self.estimate(cost)
     }
 
     /// Whether a run of this cost should be timed: always while its class
@@ -218,6 +228,23 @@ mod tests {
         assert_eq!(m.estimate(1000), Some(Duration::from_micros(20)));
         assert_eq!(m.estimate(600), Some(Duration::from_micros(12)));
         assert_eq!(m.estimate(100), None, "another class");
+    }
+
+    #[test]
+    fn a_settled_estimate_outgrows_slow_first_calls() {
+        let m = CpuModel::default();
+        // A cold first call, then steady 10 us calls.
+        m.record(300, Duration::from_millis(2));
+        for _ in 0..7 {
+            m.record(300, Duration::from_micros(10));
+        }
+        assert_eq!(m.settled_estimate(300, 64), None);
+        assert!(m.estimate(300).unwrap() > Duration::from_micros(200));
+        for _ in 0..56 {
+            m.record(300, Duration::from_micros(10));
+        }
+        let settled = m.settled_estimate(300, 64).unwrap();
+        assert!(settled < Duration::from_micros(11), "{settled:?}");
     }
 
     #[test]

@@ -172,6 +172,9 @@ fn started<F: Family>() -> bool {
 /// while they are locked).
 const MIN_DEVICE_CALL: std::time::Duration = std::time::Duration::from_micros(50);
 
+/// Calls of a size class timed before their estimate decides a start.
+const SETTLED_SAMPLES: u32 = 64;
+
 /// Whether a family's devices are up for a call.
 enum Started<J: Job> {
     Yes(&'static Scheduler<J>),
@@ -199,9 +202,12 @@ fn started_or_starting<F: Family>(cost: u64) -> Started<F::Job> {
     {
         return Started::Yes(scheduler::<F>());
     }
+    // Decided on a settled average: a process's first calls are slow
+    // (cold caches, first allocations), and 150 bp pairs looked like 50 us
+    // calls for a while and started the GPU for nothing.
     let worth_a_device = slot
         .before_start
-        .estimate(cost)
+        .settled_estimate(cost, SETTLED_SAMPLES)
         .is_some_and(|t| t >= MIN_DEVICE_CALL);
     if worth_a_device && start_in_background::<F>().is_err() {
         // No thread to spare: start here, as before.

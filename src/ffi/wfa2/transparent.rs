@@ -363,7 +363,12 @@ pub(super) mod tests {
              plain path, {on_device} ran on the emulated device, largest batch {largest}"
         );
         assert_eq!(differ, 0);
-        assert!(on_device > 0, "no call reached the device");
-        assert!(largest > 1, "concurrent calls were never batched together");
+        // With only the emulated device (no GPU: CI), whose launches are
+        // cheap, routing sends concurrent calls to it. Beside a real GPU
+        // it may rightly keep them all here.
+        if crate::engine::device::gpus().is_empty() {
+            assert!(on_device > 0, "no call reached the device");
+            assert!(largest > 1, "concurrent calls were never batched together");
+        }
     }
 }
