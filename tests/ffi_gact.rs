@@ -7,15 +7,14 @@
 //! host with emulated warps (ffi-tests/gact/kernel_emulation.cpp) against
 //! the CPU path.
 
+mod gact_support;
 mod support;
 
 use std::collections::{BTreeMap, HashMap};
 use std::fmt::Write as _;
-use std::fs::File;
-use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
 
-use flate2::read::GzDecoder;
+use gact_support::{fixture_dir, read_tsv};
 use support::*;
 
 fn build(sanitize: bool) -> PathBuf {
@@ -31,43 +30,6 @@ fn build(sanitize: bool) -> PathBuf {
         &flags,
         &[&lib_flag, "-lseqshim", "-lpthread"],
     )
-}
-
-fn fixture_dir() -> Option<PathBuf> {
-    let dir = match std::env::var_os("SEQSHIM_DATA_DIR") {
-        Some(d) => PathBuf::from(d).join("gact"),
-        None => repo().join("../shared/data/gact"),
-    };
-    if dir.join("tiles.tsv.gz").is_file() {
-        Some(dir)
-    } else {
-        eprintln!(
-            "fixture rows skipped: no GACT fixtures at {} (set SEQSHIM_DATA_DIR to the folder containing gact/)",
-            dir.display()
-        );
-        None
-    }
-}
-
-fn read_tsv(path: &Path) -> Vec<HashMap<String, String>> {
-    let mut lines = BufReader::new(GzDecoder::new(File::open(path).expect("open fixture"))).lines();
-    let header: Vec<String> = lines
-        .next()
-        .expect("header")
-        .expect("read header")
-        .split('\t')
-        .map(str::to_owned)
-        .collect();
-    lines
-        .map(|line| {
-            let line = line.expect("read row");
-            header
-                .iter()
-                .cloned()
-                .zip(line.split('\t').map(str::to_owned))
-                .collect()
-        })
-        .collect()
 }
 
 /// A field as a token of the cases file ("." for empty).

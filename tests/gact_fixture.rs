@@ -1,63 +1,16 @@
 //! Bit-exactness against the upstream golden fixtures (`shared/data/gact`):
 //! every row of `tiles.tsv.gz` (AlignWithBT) and `extend.tsv.gz` (GACT).
 
-use std::collections::HashMap;
-use std::fs::File;
-use std::io::{BufRead, BufReader};
-use std::path::PathBuf;
+mod gact_support;
 
-use flate2::read::GzDecoder;
+use std::collections::HashMap;
+
+use gact_support::{fixture_dir, read_tsv};
 use seqshim::gact::{ExtendOptions, Params, TileOptions, align_tile, extend};
 
 /// Row counts documented in the fixture README; a short read is a failure.
 const TILE_ROWS: usize = 4168;
 const EXTEND_ROWS: usize = 1205;
-
-fn fixture_dir() -> Option<PathBuf> {
-    let dir = match std::env::var_os("SEQSHIM_DATA_DIR") {
-        Some(d) => PathBuf::from(d).join("gact"),
-        None => PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/../shared/data/gact")),
-    };
-    if dir.join("tiles.tsv.gz").is_file() {
-        Some(dir)
-    } else {
-        eprintln!(
-            "skipping: fixtures not found at {} (set SEQSHIM_DATA_DIR to the folder containing gact/)",
-            dir.display()
-        );
-        None
-    }
-}
-
-/// Rows of a gzipped TSV as maps from column name to field.
-fn read_tsv(path: &PathBuf) -> Vec<HashMap<String, String>> {
-    let reader = BufReader::new(GzDecoder::new(File::open(path).expect("open fixture")));
-    let mut lines = reader.lines();
-    let header: Vec<String> = lines
-        .next()
-        .expect("header")
-        .expect("read header")
-        .split('\t')
-        .map(str::to_owned)
-        .collect();
-    lines
-        .map(|line| {
-            let line = line.expect("read row");
-            let fields: Vec<&str> = line.split('\t').collect();
-            assert_eq!(
-                fields.len(),
-                header.len(),
-                "ragged row in {}",
-                path.display()
-            );
-            header
-                .iter()
-                .cloned()
-                .zip(fields.iter().map(|f| f.to_string()))
-                .collect()
-        })
-        .collect()
-}
 
 fn int(row: &HashMap<String, String>, col: &str) -> i64 {
     row[col]

@@ -9,13 +9,13 @@
 //! `SEQSHIM_REQUIRE_GPU=1` (the device bundle sets it) makes that a failure.
 //! Run on the GPU machine by `device-bundle/checks/gact.sh`.
 
+mod gact_support;
 mod gpu_support;
 
 use std::collections::HashMap;
-use std::io::{BufRead, BufReader};
-use std::path::PathBuf;
 use std::time::Instant;
 
+use gact_support::{fixture_dir, read_tsv};
 use gpu_support::{Rng, random_seq};
 use seqshim::engine::cpu;
 use seqshim::engine::family;
@@ -87,42 +87,6 @@ fn summary(r: &TileResult) -> String {
 
 // ---------------------------------------------------------------- fixture
 
-fn fixture_dir() -> Option<PathBuf> {
-    let dir = match std::env::var_os("SEQSHIM_DATA_DIR") {
-        Some(d) => PathBuf::from(d).join("gact"),
-        None => PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/../shared/data/gact")),
-    };
-    if dir.join("tiles.tsv.gz").is_file() {
-        Some(dir)
-    } else {
-        eprintln!("SKIP: no GACT fixtures at {}", dir.display());
-        None
-    }
-}
-
-/// The rows of `tiles.tsv.gz` as column-name maps.
-fn fixture_rows(dir: &std::path::Path) -> Vec<HashMap<String, String>> {
-    let file = std::fs::File::open(dir.join("tiles.tsv.gz")).expect("open tiles.tsv.gz");
-    let mut lines = BufReader::new(flate2::read::GzDecoder::new(file)).lines();
-    let header: Vec<String> = lines
-        .next()
-        .expect("header")
-        .expect("read")
-        .split('\t')
-        .map(str::to_owned)
-        .collect();
-    lines
-        .map(|l| {
-            let l = l.expect("read row");
-            header
-                .iter()
-                .cloned()
-                .zip(l.split('\t').map(str::to_owned))
-                .collect()
-        })
-        .collect()
-}
-
 fn int(row: &HashMap<String, String>, col: &str) -> i64 {
     row[col].parse().expect(col)
 }
@@ -165,7 +129,7 @@ fn equals_upstream(got: &TileResult, row: &HashMap<String, String>, first: bool)
 fn gpu_equals_cpu_on_every_fixture_tile() {
     let Some(mut runner) = runner() else { return };
     let Some(dir) = fixture_dir() else { return };
-    let rows = fixture_rows(&dir);
+    let rows = read_tsv(&dir.join("tiles.tsv.gz"));
     let jobs: Vec<TileJob> = rows.iter().map(fixture_job).collect();
     let on_gpu = jobs.iter().filter(|j| j.kernel_takes()).count();
     let (differ, unfinished) = compare(&mut runner, "fixture", &jobs);
