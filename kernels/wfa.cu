@@ -178,6 +178,18 @@ struct WfaRing {
     __device__ __forceinline__ i32* at0(int c, int slot) const { return cells + index0(c, slot); }
 };
 
+// Clamps the present gap wavefronts (I, D) of `slot` to [lo, hi], M's
+// range after a cut-off call (upstream equates them to M).
+__device__ __forceinline__ void wfa_clamp_gaps(const WfaRing& r, int slot, int lo, int hi) {
+    for (int c = WFA_I; c <= WFA_D; ++c) {
+        const int m = slot * 3 + c;
+        if (r.present(m)) {
+            r.lo(m) = max(r.lo(m), lo);
+            r.hi(m) = min(r.hi(m), hi);
+        }
+    }
+}
+
 __device__ __forceinline__ int wfa_gcd(int a, int b) {
     while (b != 0) {
         const int t = a % b;
@@ -572,20 +584,21 @@ __device__ void wfa_align_pair(const WfaParams& p, unsigned char* base, const Wf
                     if (tid == 0) {
                         r.lo(mi) = new_lo;
                         r.hi(mi) = new_hi;
-                        if (affine) {
-                            for (int c = WFA_I; c <= WFA_D; ++c) {
-                                const int m = cur * 3 + c;
-                                if (r.present(m)) {
-                                    r.lo(m) = max(r.lo(m), new_lo);
-                                    r.hi(m) = min(r.hi(m), new_hi);
-                                }
-                            }
-                        }
+                        if (affine) wfa_clamp_gaps(r, cur, new_lo, new_hi);
                         sh->adapt_min = max(plen, tlen);
                         sh->cut_first = WFA_BIG;
                         sh->cut_last = WFA_SMALL;
                     }
                     steps_wait = p.steps_between_cutoffs;
+                    wfa_sync<ONE_WARP>();
+                } else if (affine) {
+                    // Upstream clamps I and D to M's range on every cut-off
+                    // call, also when M is left whole (between cut-off steps
+                    // or below the minimum length): M is trimmed on its own,
+                    // so its range can be narrower than theirs, and the cells
+                    // it drops from them are gone for the later scores (a
+                    // gap opened past M's end must not be extended).
+                    if (tid == 0) wfa_clamp_gaps(r, cur, lo, hi);
                     wfa_sync<ONE_WARP>();
                 }
             }

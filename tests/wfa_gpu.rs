@@ -346,6 +346,80 @@ fn gpu_equals_cpu_on_the_grid() {
     assert_eq!(after.5 - before.5, 0);
 }
 
+/// The grid's first edge pair in its gap-affine (0,4,6,2) end-to-end
+/// wf-adaptive alignment cell, made from the generator's state there: 512
+/// bases that begin and end with "TG" against "AG". The deletion can go
+/// before or after the mismatch and the match for the same score.
+fn grid_edge_pair() -> (Vec<u8>, Vec<u8>) {
+    let mut rng = Rng(0x6567_a8b0_75d0_c46f);
+    let len = 300 + rng.below(600) as usize;
+    let (long, _) = pair(&mut rng, len, 0);
+    let len = 1 + rng.below(40) as usize;
+    (long, random_seq(&mut rng, len))
+}
+
+/// Gap-affine with wf-adaptive, long sequences against very short ones.
+/// Upstream clamps I and D to M's range on every cut-off call, also where
+/// the wf-adaptive leaves M whole; M is trimmed to the matrix on its own, so
+/// its range is narrower than theirs here, and the kernel once kept those
+/// gap cells: the grid's pair above came out `1X1M510D` on the GPU against
+/// the CPU path's (and upstream's) `510D1X1M`.
+#[test]
+fn wfadaptive_clamps_gaps_like_the_cpu() {
+    let (long, short) = grid_edge_pair();
+    assert_eq!((long.len(), &short[..]), (512, &b"AG"[..]));
+    let grid_cell = attributes(
+        affine(4, 6, 2),
+        AlignmentScope::ComputeAlignment,
+        AlignmentForm::END_TO_END,
+        Heuristic::wfadaptive(10, 50, 1),
+    );
+    for (p, t, want) in [(&long, &short, "510D1X1M"), (&short, &long, "510I1X1M")] {
+        let cpu = seqshim::wfa::job::align_on_cpu(&grid_cell, p, t);
+        assert_eq!((cpu.score, cpu.operations.sam()), (-1030, want.to_string()));
+    }
+    assert!(gpu_may_take(&grid_cell, long.len(), short.len()));
+    let Some(mut runner) = runner() else { return };
+    let mut rng = Rng(0x0c1a_3b5e);
+    let mut pairs = vec![(long.clone(), short.clone()), (short, long)];
+    for _ in 0..200 {
+        let len = 300 + rng.below(600) as usize;
+        let long = random_seq(&mut rng, len);
+        let len = 1 + rng.below(40) as usize;
+        let short = random_seq(&mut rng, len);
+        pairs.push((long.clone(), short.clone()));
+        pairs.push((short, long));
+    }
+    let mut total = (0usize, 0usize);
+    let before = counters();
+    for (pn, pen) in [
+        ("affine 4,6,2", affine(4, 6, 2)),
+        ("affine 2,3,1", affine(2, 3, 1)),
+    ] {
+        for (fname, form) in forms() {
+            for (hn, h) in [
+                ("wf-adaptive 10,50,1", Heuristic::wfadaptive(10, 50, 1)),
+                ("wf-adaptive 4,6,3", Heuristic::wfadaptive(4, 6, 3)),
+            ] {
+                let attr = attributes(pen, AlignmentScope::ComputeAlignment, form, h);
+                let jobs = jobs_of(attr, &pairs, 128);
+                let label = format!("long against short, {pn}, {fname}, {hn}");
+                tally(&mut runner, &label, &jobs, &mut total);
+            }
+        }
+    }
+    let after = counters();
+    eprintln!(
+        "wfa gap clamp: {} pairs, {} differ from the CPU, {} finished on the GPU, {} rescued on the CPU",
+        total.0,
+        total.1,
+        after.0 - before.0,
+        after.1 - before.1
+    );
+    assert_eq!(total.1, 0);
+    assert!(after.0 - before.0 > 0, "the GPU aligned pairs");
+}
+
 /// The host's replay of the kernel's walks (taken where the kernel's runs
 /// area has no room) equals the CPU path too, for every metric and span.
 #[test]

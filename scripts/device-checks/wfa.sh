@@ -13,6 +13,9 @@ if gpu_test wfa; then
     check "wfa: GPU == CPU on the grid, every metric, span, scope and heuristic the kernel takes" \
         "wfa gpu parity: [0-9]+ pairs, 0 differ from the CPU" \
         wfa gpu_equals_cpu_on_the_grid
+    check "wfa: gap-affine wf-adaptive, long against very short sequences (I/D clamped to M) == CPU" \
+        "wfa gap clamp: [0-9]+ pairs, 0 differ" \
+        wfa wfadaptive_clamps_gaps_like_the_cpu
     check "wfa: the host's replay of kernel walks (its fallback) == CPU, every metric and span" \
         "wfa host replay: [0-9]+ pairs, 0 differ" \
         wfa host_replay_equals_cpu

@@ -272,13 +272,19 @@ pub fn align(
                     r.meta[slot][C_M].lo = new_lo;
                     r.meta[slot][C_M].hi = new_hi;
                     steps_wait = p.steps_between_cutoffs;
-                    if p.metric == METRIC_AFFINE {
-                        for c in [C_I, C_D] {
-                            let m = &mut r.meta[slot][c];
-                            if m.present {
-                                m.lo = m.lo.max(new_lo);
-                                m.hi = m.hi.min(new_hi);
-                            }
+                }
+                // Upstream clamps I and D to M's range on every cut-off
+                // call, also when M was left whole (between cut-off steps or
+                // below the minimum length): M is trimmed on its own, so its
+                // range can be narrower than theirs, and the cells it drops
+                // from them are gone for the later scores.
+                if p.metric == METRIC_AFFINE {
+                    let Meta { lo, hi, .. } = r.meta[slot][C_M];
+                    for c in [C_I, C_D] {
+                        let m = &mut r.meta[slot][c];
+                        if m.present {
+                            m.lo = m.lo.max(lo);
+                            m.hi = m.hi.min(hi);
                         }
                     }
                 }

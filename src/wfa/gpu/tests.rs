@@ -369,3 +369,148 @@ fn packed_lcp_equals_byte_comparison() {
         );
     }
 }
+
+/// Gap-affine with wf-adaptive on a long sequence against a very short one
+/// (the GPU parity grid's edge pairs). M is trimmed to the matrix on its
+/// own, so early on its range is narrower than D's (or I's); upstream clamps
+/// them to M's range on every cut-off call, not only when the wf-adaptive
+/// cuts, and the dropped gap cells decide between equal-score alignments
+/// (a 510-base deletion before or after a mismatch and a match).
+#[test]
+fn model_clamps_gaps_to_m_on_every_cutoff_call() {
+    let affine = |x, o, e| {
+        Penalties::GapAffine(AffinePenalties {
+            match_score: 0,
+            mismatch: x,
+            gap_opening: o,
+            gap_extension: e,
+        })
+    };
+    let mut rng = Rng(0x5eed_0003);
+    let mut pairs = Vec::new();
+    for _ in 0..40 {
+        let n = 300 + rng.below(600) as usize;
+        let long = random_seq(&mut rng, n);
+        let m = 1 + rng.below(40) as usize;
+        let short = random_seq(&mut rng, m);
+        pairs.push((long.clone(), short.clone()));
+        pairs.push((short, long));
+    }
+    let (long, short) = grid_pair();
+    pairs.push((long.clone(), short.clone()));
+    pairs.push((short, long));
+    let mut failures = Vec::new();
+    let mut finished = 0;
+    for (pn, pen) in [
+        ("affine(0,4,6,2)", affine(4, 6, 2)),
+        ("affine(0,2,3,1)", affine(2, 3, 1)),
+    ] {
+        for (hn, heuristic) in [
+            ("wfa(10,50,1)", Heuristic::wfadaptive(10, 50, 1)),
+            ("wfa(4,6,3)", Heuristic::wfadaptive(4, 6, 3)),
+        ] {
+            for (fname, form) in [
+                ("e2e", AlignmentForm::END_TO_END),
+                (
+                    "free(10,10,10,10)",
+                    AlignmentForm {
+                        span: AlignmentSpan::EndsFree,
+                        pattern_begin_free: 10,
+                        pattern_end_free: 10,
+                        text_begin_free: 10,
+                        text_end_free: 10,
+                    },
+                ),
+            ] {
+                let attributes = AlignerAttributes {
+                    penalties: pen,
+                    scope: AlignmentScope::ComputeAlignment,
+                    form,
+                    memory_mode: MemoryMode::High,
+                    heuristic,
+                    max_alignment_score: i32::MAX,
+                };
+                for (i, (p, t)) in pairs.iter().enumerate() {
+                    let Some(got) = model_result(&attributes, p, t) else {
+                        continue;
+                    };
+                    finished += 1;
+                    let cpu = align_on_cpu(&attributes, p, t);
+                    if got != cpu {
+                        failures.push(format!(
+                            "{pn} {hn} {fname} pair {i} ({} vs {} bp): model {} {} / cpu {} {}",
+                            p.len(),
+                            t.len(),
+                            got.score,
+                            got.operations.sam(),
+                            cpu.score,
+                            cpu.operations.sam(),
+                        ));
+                    }
+                }
+            }
+        }
+    }
+    eprintln!(
+        "model, long against short: {finished} finished by the model, {} differ",
+        failures.len()
+    );
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+    assert!(finished > 500, "{finished}");
+}
+
+/// The pair on which the GPU parity grid (tests/wfa_gpu.rs, scale 0.25)
+/// found the GPU off the CPU path: 512 bases that begin and end with "TG"
+/// against "AG", made as the grid's first edge pair of its gap-affine
+/// (0,4,6,2) end-to-end wf-adaptive alignment cell (this is the generator's
+/// state there).
+fn grid_pair() -> (Vec<u8>, Vec<u8>) {
+    let mut rng = Rng(0x6567_a8b0_75d0_c46f);
+    let n = 300 + rng.below(600) as usize;
+    let long = random_seq(&mut rng, n);
+    for _ in 0..n {
+        rng.next(); // the grid's edit draws, at 0 %
+    }
+    let m = 1 + rng.below(40) as usize;
+    (long, random_seq(&mut rng, m))
+}
+
+/// The grid's pair: the deletion can go before or after the mismatch and
+/// the match for the same score; the CPU path (as upstream) puts it first
+/// under wf-adaptive and last without a heuristic, and the model (the
+/// kernel) must follow.
+#[test]
+fn wfadaptive_moves_the_deletion_of_the_grid_pair() {
+    let (long, short) = grid_pair();
+    assert_eq!((long.len(), &short[..]), (512, &b"AG"[..]));
+    let mut attributes = AlignerAttributes {
+        penalties: Penalties::GapAffine(AffinePenalties {
+            match_score: 0,
+            mismatch: 4,
+            gap_opening: 6,
+            gap_extension: 2,
+        }),
+        scope: AlignmentScope::ComputeAlignment,
+        form: AlignmentForm::END_TO_END,
+        memory_mode: MemoryMode::High,
+        heuristic: Heuristic::none(),
+        max_alignment_score: i32::MAX,
+    };
+    let sam = |a: &AlignerAttributes, p: &[u8], t: &[u8]| {
+        let r = align_on_cpu(a, p, t);
+        (r.score, r.operations.sam())
+    };
+    assert_eq!(
+        sam(&attributes, &long, &short),
+        (-1030, "1X1M510D".to_string())
+    );
+    attributes.heuristic = Heuristic::wfadaptive(10, 50, 1);
+    for (p, t, want) in [
+        (&long[..], &short[..], "510D1X1M"),
+        (&short[..], &long[..], "510I1X1M"),
+    ] {
+        assert_eq!(sam(&attributes, p, t), (-1030, want.to_string()));
+        let model = model_result(&attributes, p, t).expect("the model finishes");
+        assert_eq!(model.operations.sam(), want);
+    }
+}
