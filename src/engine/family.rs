@@ -19,9 +19,10 @@
 //! ```
 
 use std::any::{Any, TypeId};
-use std::sync::{Arc, OnceLock, RwLock};
+use std::sync::{Arc, RwLock};
 
 use super::device::{DeviceError, Gpu};
+use super::fork::PerProcess;
 use super::scheduler::{BatchRunner, Job, Options, ScheduleError, Scheduler};
 
 /// A kernel family as the engine sees it.
@@ -67,7 +68,7 @@ type Slot = &'static (dyn Any + Send + Sync);
 /// never held while a scheduler starts (which compiles kernels).
 static SLOTS: RwLock<Vec<(TypeId, Slot)>> = RwLock::new(Vec::new());
 
-fn slot<F: Family>() -> &'static OnceLock<Scheduler<F::Job>> {
+fn slot<F: Family>() -> &'static PerProcess<Scheduler<F::Job>> {
     let id = TypeId::of::<F>();
     let find = |slots: &[(TypeId, Slot)]| slots.iter().find(|(key, _)| *key == id).map(|s| s.1);
     let known = find(&SLOTS.read().unwrap_or_else(|p| p.into_inner()));
@@ -75,18 +76,20 @@ fn slot<F: Family>() -> &'static OnceLock<Scheduler<F::Job>> {
         let mut slots = SLOTS.write().unwrap_or_else(|p| p.into_inner());
         // Another thread may have added it between the two locks.
         find(&slots).unwrap_or_else(|| {
-            let fresh: &'static OnceLock<Scheduler<F::Job>> = Box::leak(Box::new(OnceLock::new()));
+            let fresh: &'static PerProcess<Scheduler<F::Job>> =
+                Box::leak(Box::new(PerProcess::new()));
             slots.push((id, fresh));
             fresh
         })
     });
     found
-        .downcast_ref::<OnceLock<Scheduler<F::Job>>>()
+        .downcast_ref::<PerProcess<Scheduler<F::Job>>>()
         .expect("a slot holds the scheduler of the family it is keyed by")
 }
 
 /// The family's process-wide scheduler, with executors for every GPU in use
-/// (none on the CPU path). Started on first use.
+/// (none on the CPU path). Started on first use in each process: a forked
+/// child starts its own, on the CPU (see `fork`).
 pub fn scheduler<F: Family>() -> &'static Scheduler<F::Job> {
     slot::<F>().get_or_init(|| {
         let mut runners = Vec::new();

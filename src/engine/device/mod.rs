@@ -14,6 +14,7 @@
 //! blocks shared with kernels. This file is the public face.
 
 use std::collections::HashMap;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Instant;
 
@@ -21,6 +22,7 @@ use cudarc::driver::{CudaContext, CudaFunction, CudaModule, CudaStream};
 use once_cell::sync::OnceCell;
 
 use super::config::{self, Backend};
+use super::fork::PerProcess;
 
 mod arena;
 mod context;
@@ -134,7 +136,9 @@ impl Kernel {
     }
 }
 
-static AVAILABILITY: OnceCell<Availability> = OnceCell::new();
+static AVAILABILITY: PerProcess<Availability> = PerProcess::new();
+/// Whether this process, or a parent it was forked from, initialised CUDA.
+static PROBED_CUDA: AtomicBool = AtomicBool::new(false);
 
 /// Probes once per process and returns what was found.
 pub fn availability() -> &'static Availability {
@@ -144,6 +148,12 @@ pub fn availability() -> &'static Availability {
         let found = if config.backend == Backend::Cpu {
             Availability::CpuOnly {
                 reason: "SEQSHIM_BACKEND=cpu".to_string(),
+            }
+        } else if PROBED_CUDA.swap(true, Ordering::AcqRel) {
+            // CUDA does not survive fork(): the parent's contexts are dead
+            // here and the driver cannot be initialised again.
+            Availability::CpuOnly {
+                reason: "a process forked after the GPU was set up".to_string(),
             }
         } else {
             match probe::probe(config.devices.as_deref()) {
