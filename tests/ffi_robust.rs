@@ -6,6 +6,8 @@
 //!   a watchdog that turns a hang into a failure.
 //! - `head_of_line.c`: small batches of every family finish while another
 //!   thread's long POA batch holds the pool.
+//! - `bad_band.c`: an inverted WFA band is refused (batch) or unfeasible
+//!   (`wavefront_align`) without a panic.
 
 mod support;
 
@@ -73,4 +75,9 @@ fn a_small_batch_never_waits_behind_another_callers_long_one() {
         &[("SEQSHIM_THREADS", "2")],
         "head-of-line: all ok",
     );
+}
+
+#[test]
+fn an_inverted_band_is_refused_without_a_panic() {
+    run_both("bad_band", &[], "bad band: all ok");
 }

@@ -204,6 +204,13 @@ impl Aligner {
         self.core.align(pattern, text)
     }
 
+    /// Forgets how large earlier pairs made the wavefront table (see
+    /// `cpu::Core::forget_table_growth`), so that the next alignment's
+    /// outcome depends on its pair and configuration only.
+    pub fn forget_table_growth(&mut self) {
+        self.core.forget_table_growth();
+    }
+
     /// `wavefront_align_resume`: continues after [`AlignStatus::MaxScoreReached`]
     /// (typically after raising the limit with [`Aligner::set_max_alignment_score`]).
     pub fn resume(&mut self) -> Result<AlignStatus, WfaError> {
