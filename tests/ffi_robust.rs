@@ -8,6 +8,10 @@
 //!   thread's long POA batch holds the pool.
 //! - `bad_band.c`: an inverted WFA band is refused (batch) or unfeasible
 //!   (`wavefront_align`) without a panic.
+//! - `history.c`: a WFA batch result is the same before and after the
+//!   pool's aligners met longer pairs, and equals `wavefront_align`'s.
+//! - `contracts.c`: CIGAR functions given NULL do nothing and count 0;
+//!   a score matrix read from `/dev/zero` fails at its first bad row.
 
 mod support;
 
@@ -19,8 +23,9 @@ use support::{SANITIZERS, STRICT_C, compile_c, library_dir, repo};
 fn build(name: &str, sanitize: bool) -> PathBuf {
     let lib = format!("-L{}", library_dir().display());
     let wfa2 = format!("-I{}", repo().join("include/wfa2lib").display());
+    let boa = format!("-I{}", repo().join("include/boa").display());
     let mut flags: Vec<&str> = STRICT_C.to_vec();
-    flags.push(&wfa2);
+    flags.extend([wfa2.as_str(), boa.as_str()]);
     if sanitize {
         flags.extend_from_slice(SANITIZERS);
     }
@@ -54,8 +59,16 @@ fn run_both(name: &str, env: &[(&str, &str)], expect: &str) -> Vec<Output> {
             "{label}: {:?}\nstdout:\n{stdout}\nstderr:\n{stderr}",
             out.status
         );
-        for bad in ["panicked", "RUST_BACKTRACE", "AddressSanitizer", "runtime error:"] {
-            assert!(!stderr.contains(bad), "{label}: stderr has {bad:?}:\n{stderr}");
+        for bad in [
+            "panicked",
+            "RUST_BACKTRACE",
+            "AddressSanitizer",
+            "runtime error:",
+        ] {
+            assert!(
+                !stderr.contains(bad),
+                "{label}: stderr has {bad:?}:\n{stderr}"
+            );
         }
         eprint!("{label}:\n{stdout}");
         outputs.push(out);
@@ -80,4 +93,16 @@ fn a_small_batch_never_waits_behind_another_callers_long_one() {
 #[test]
 fn an_inverted_band_is_refused_without_a_panic() {
     run_both("bad_band", &[], "bad band: all ok");
+}
+
+#[test]
+fn cigar_functions_given_null_do_nothing_and_matrices_are_read_bounded() {
+    run_both("contracts", &[], "contracts: all ok");
+}
+
+#[test]
+fn a_batch_result_depends_only_on_its_pair_and_configuration() {
+    // One pool thread, so that the long pairs surely pass through the
+    // aligner the later pair uses.
+    run_both("history", &[("SEQSHIM_THREADS", "1")], "history: all ok");
 }

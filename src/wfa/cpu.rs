@@ -365,8 +365,13 @@ impl Core {
             return;
         }
         let f = self.form;
+        // A negative begin-free length frees nothing. 2.3.3 makes the
+        // first wavefront's range from it as given, which inverts the range
+        // and leaves later wavefronts reading cells it never wrote (edit and
+        // indel crash; with one side 0 and the other negative, gap-linear
+        // and gap-affine align as with 0, which is what happens here).
         let (lo, hi) = if self.pen.match_score == 0 {
-            (-f.pattern_begin_free, f.text_begin_free)
+            (-f.pattern_begin_free.max(0), f.text_begin_free.max(0))
         } else {
             (0, 0)
         };
