@@ -8,6 +8,10 @@
  *   growing memory until allocation failed, and then reported -2, "can't
  *   open"): run under a 512 MiB address-space limit and a watchdog.
  *
+ * - a WFA alignment whose wavefronts outgrow a 1 GiB address-space limit
+ *   returns -3 (out of memory) and leaves the library usable, where the
+ *   allocator used to abort the process (not under ASan, which needs the
+ *   address space for itself);
  * - a negative begin-free length frees nothing: the pair is aligned as
  *   with 0 (2.3.3 aligns it too, but see the README), not refused.
  *
@@ -150,7 +154,38 @@ static void negative_begin_free(void) {
         }
 }
 
+static void wavefronts_out_of_memory(void) {
+#ifndef __SANITIZE_ADDRESS__
+    struct rlimit limit = {1ul << 30, 1ul << 30};
+    setrlimit(RLIMIT_AS, &limit);
+    enum { N = 20000 };
+    static char p[N], t[N];
+    uint64_t s = 12345;
+    for (int i = 0; i < N; ++i) {
+        s = s * 6364136223846793005ull + 1;
+        p[i] = "ACGT"[s >> 62];
+        s = s * 6364136223846793005ull + 1;
+        t[i] = "ACGT"[s >> 62];
+    }
+    wavefront_aligner_attr_t a = wavefront_aligner_attr_default;
+    a.heuristic.strategy = wf_heuristic_none;
+    wavefront_aligner_t* w = wavefront_aligner_new(&a);
+    int rc = wavefront_align(w, p, N, t, N);
+    if (rc != -3) {
+        printf("unrelated %d bp pair under 1 GiB: wavefront_align returned %d, not -3\n", N, rc);
+        _exit(1);
+    }
+    rc = wavefront_align(w, "ACGTACGT", 8, "ACGTTCGT", 8);
+    if (rc != 0 || w->cigar->score != -4) {
+        printf("the aligner after running out of memory: %d, score %d\n", rc, w->cigar->score);
+        _exit(1);
+    }
+    wavefront_aligner_delete(w);
+#endif
+}
+
 int main(void) {
+    CALL("wavefront_align out of memory", wavefronts_out_of_memory());
     negative_begin_free();
     mm_allocator_t* mm = mm_allocator_new(4096);
     cigar_t* empty = cigar_new(100, mm);

@@ -12,9 +12,35 @@ use std::cell::Cell;
 use std::panic::{AssertUnwindSafe, PanicHookInfo, catch_unwind};
 use std::sync::Once;
 
+/// The payload of a panic that reports a failed allocation whose size
+/// came from the input: code that can meet one catches it and returns an
+/// out-of-memory error, where the allocator's default would abort the host.
+#[derive(Debug)]
+pub struct OutOfMemory {
+    pub bytes: usize,
+}
+
+/// Unwinds with [`OutOfMemory`].
+pub fn out_of_memory(bytes: usize) -> ! {
+    std::panic::panic_any(OutOfMemory { bytes })
+}
+
+/// Reserves room for `additional` more elements, or unwinds with
+/// [`OutOfMemory`] instead of aborting.
+pub fn reserve_or_unwind<T>(v: &mut Vec<T>, additional: usize) {
+    if v.try_reserve_exact(additional).is_err() {
+        out_of_memory(additional.saturating_mul(size_of::<T>()));
+    }
+}
+
 /// The text of a panic payload.
 pub fn panic_message(payload: &(dyn Any + Send)) -> String {
-    if let Some(s) = payload.downcast_ref::<&str>() {
+    if let Some(oom) = payload.downcast_ref::<OutOfMemory>() {
+        format!(
+            "out of memory (an allocation of {} bytes failed)",
+            oom.bytes
+        )
+    } else if let Some(s) = payload.downcast_ref::<&str>() {
         (*s).to_string()
     } else if let Some(s) = payload.downcast_ref::<String>() {
         s.clone()
@@ -65,6 +91,9 @@ fn is_ours() -> bool {
 /// The panic as one line: message and place, no line breaks.
 fn one_line(info: &PanicHookInfo<'_>) -> String {
     let message = panic_message(info.payload()).replace('\n', " ");
+    if info.payload().is::<OutOfMemory>() {
+        return format!("{message}; the call fails");
+    }
     match info.location() {
         Some(at) => format!(
             "internal error (contained): {message} at {}:{}",

@@ -152,6 +152,18 @@ impl Core {
         }
     }
 
+    /// Ends an alignment whose wavefronts could not be allocated: their
+    /// memory goes back, and the outcome is upstream's out-of-memory one.
+    pub(crate) fn out_of_memory(&mut self) {
+        self.comps = Components::default();
+        self.nulls = Vec::new();
+        self.victims = Default::default();
+        self.scratch = Vec::new();
+        self.cigar.clear();
+        self.status = AlignStatus::Oom;
+        self.paused_at = None;
+    }
+
     /// A static band with `min_k > max_k` and a unit metric (see `align`).
     fn inverted_static_band(&self) -> bool {
         let h = &self.heuristic;
