@@ -143,7 +143,9 @@ where
         work,
     });
     if let Some(pool) = pool().filter(|_| n > 1) {
-        for _ in 0..threads().min(n - 1) {
+        // The caller is one of the pool's worth of threads: one helper
+        // fewer keeps the work to as many threads as the pool has.
+        for _ in 0..threads().saturating_sub(1).min(n - 1) {
             let helper = shared.clone();
             pool.spawn(move || helper.take_until_empty());
         }
