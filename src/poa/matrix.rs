@@ -34,14 +34,15 @@ pub enum MatrixError {
     TooManySymbols(usize),
     /// Negative truncation/decay lengths would index outside the gap arrays upstream.
     BadGapLengths { trunc: i32, decay: i32 },
-    /// The file went on past [`MAX_MATRIX_BYTES`] (a device or a FIFO that
-    /// never ends, say) or could not be read to its end.
+    /// The file went on past 1 MiB (a device or a FIFO that never ends,
+    /// say) or could not be read to its end.
     Unreadable(String),
 }
 
 /// The most bytes of a matrix file read: real ones are a few kilobytes, and
 /// a file that never ends (`/dev/zero`, a FIFO) must not grow memory.
-pub const MAX_MATRIX_BYTES: u64 = 1 << 20;
+/// (Private: a public constant would reach the C header.)
+const MAX_MATRIX_BYTES: u64 = 1 << 20;
 
 impl MatrixError {
     /// Upstream's integer return code for this failure.
@@ -204,8 +205,8 @@ impl ScoreMatrix {
     ///
     /// The file is read a line at a time and reading stops at the first
     /// bad line, as upstream's does, so a file that never ends fails after
-    /// its first chunk instead of being read whole; at most
-    /// [`MAX_MATRIX_BYTES`] are read in any case.
+    /// its first chunk instead of being read whole; at most 1 MiB is read
+    /// in any case.
     pub fn from_file(path: impl AsRef<Path>) -> Result<Self, MatrixError> {
         let p = path.as_ref();
         let file =
