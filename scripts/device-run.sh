@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # Runs seqshim's GPU checks from a device bundle and prints a summary.
 # Usage: bash device-bundle/run.sh   (on a machine with an NVIDIA GPU)
+#   DEVICE_CHECKS="abea routing"  runs only those checks/*.sh (by name);
+#                                 the common checks only if it names "common"
 set -uo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 export SEQSHIM_DATA_DIR="$here/data"
@@ -47,6 +49,8 @@ echo "== machine =="
 nvidia-smi -L 2>/dev/null || echo "nvidia-smi not available"
 echo
 
+only="${DEVICE_CHECKS:-}"
+if [ -z "$only" ] || grep -qw common <<<"$only"; then
 check "demo on the GPU compiles the selftest kernel" "compiled by NVRTC" \
     env SEQSHIM_LOG=info SEQSHIM_CACHE_DIR="$cache/k" SEQSHIM_STRICT=1 "$here/bin/seqshim-demo"
 grep -E '^(backend|gpu |nvrtc|run |\[seqshim\])' "$(log_of "demo on the GPU compiles the selftest kernel")" | sed 's/^/      /'
@@ -76,8 +80,13 @@ if [ "${gpu_count:-0}" -ge 2 ]; then
         env SEQSHIM_LOG=debug SEQSHIM_CACHE_DIR="$cache/k" SEQSHIM_STRICT=1 "$here/bin/seqshim-demo"
     grep -E ': batch of' "$(log_of "with $gpu_count GPUs the selftest's batches use GPU 1 too")" | sed 's/^/      /'
 fi
+fi
 # Families add their GPU-vs-CPU parity checks and benchmarks below.
 for extra in "$here"/checks/*.sh; do
+    name="$(basename "$extra" .sh)"
+    if [ -n "$only" ] && ! grep -qw -- "$name" <<<"$only"; then
+        continue
+    fi
     [ -f "$extra" ] && source "$extra"
 done
 

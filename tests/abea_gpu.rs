@@ -363,3 +363,90 @@ fn concurrent_per_read_calls_share_gpu_batches() {
     assert_eq!(differ, 0);
     assert!(after.batches > before.batches, "no call reached the GPU");
 }
+
+/// The grid behind "the GPU never makes a tool slower": f5c-style per-read
+/// calls from T threads through `align_call` (which may send them to the
+/// GPU) against the CPU path on the same threads (`align_into`, what
+/// `SEQSHIM_BACKEND=cpu` runs), for each T of `ROUTING_THREADS`. Every
+/// result must equal f5c's; the ratios are printed, not asserted (a
+/// benchmark: `scripts/device-checks/routing.sh`).
+#[test]
+fn per_read_routing_grid() {
+    if runner().is_none() {
+        return;
+    }
+    let Some(dir) = abea_support::fixture_dir() else {
+        return;
+    };
+    let fx = abea_support::load(&dir);
+    let grid: Vec<usize> = std::env::var("ROUTING_THREADS")
+        .unwrap_or_else(|_| "1 4 16 64 256 1024".into())
+        .split_whitespace()
+        .filter_map(|t| t.parse().ok())
+        .collect();
+    let run = |threads: usize, calls: usize, routed: bool| -> (f64, usize) {
+        let next = std::sync::atomic::AtomicUsize::new(0);
+        let differ = std::sync::atomic::AtomicUsize::new(0);
+        let started = Instant::now();
+        std::thread::scope(|scope| {
+            for _ in 0..threads {
+                scope.spawn(|| {
+                    loop {
+                        let i = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                        if i >= calls {
+                            break;
+                        }
+                        let r = &fx.records[i % fx.records.len()];
+                        let mut out =
+                            vec![AlignedPair::default(); r.events.len() + r.sequence.len()];
+                        let n = if routed {
+                            abea::align_call(
+                                &r.sequence,
+                                &r.events,
+                                &fx.models,
+                                6,
+                                r.scaling,
+                                |p| abea::copy_pairs(&mut out, p),
+                            )
+                        } else {
+                            abea::align_into(
+                                &mut out,
+                                &r.sequence,
+                                &r.events,
+                                &fx.models,
+                                6,
+                                r.scaling,
+                                0.0,
+                            )
+                        };
+                        if out[..n] != r.expected[..] {
+                            differ.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                        }
+                    }
+                });
+            }
+        });
+        (
+            calls as f64 / started.elapsed().as_secs_f64(),
+            differ.into_inner(),
+        )
+    };
+    let mut differ_total = 0;
+    for &threads in &grid {
+        let calls = (threads * 12).clamp(fx.records.len(), 2048);
+        let (cpu, cpu_differ) = run(threads, calls, false);
+        let before = abea::scheduler().stats();
+        let (ours, our_differ) = run(threads, calls, true);
+        let after = abea::scheduler().stats();
+        differ_total += cpu_differ + our_differ;
+        eprintln!(
+            "abea routing grid: {threads:4} threads, {calls:4} calls: cpu path {cpu:7.0} reads/s, shipped {ours:7.0} reads/s, shipped/cpu {:.2}; {} differ from f5c; {} on the GPU in {} launches, {} taken back",
+            ours / cpu,
+            cpu_differ + our_differ,
+            after.batched_jobs - before.batched_jobs,
+            after.batches - before.batches,
+            after.reclaimed_jobs - before.reclaimed_jobs,
+        );
+    }
+    assert_eq!(differ_total, 0);
+}

@@ -3,7 +3,9 @@
 //! the single and batch entries, and every fixture tile and extension
 //! compared with Darwin's recorded output, single and batched; 16 threads
 //! calling the single-call entries at once against a single-threaded pass;
-//! once plainly and once under ASan/UBSan.
+//! once plainly and once under ASan/UBSan. And the GPU kernel run on the
+//! host with emulated warps (ffi-tests/gact/kernel_emulation.cpp) against
+//! the CPU path.
 
 mod support;
 
@@ -261,5 +263,45 @@ fn gact_tile_scores_match_parasail() {
         "gact_parasail",
         &output,
         "parasail: 400 tiles compared, 400 equal to sw_scan_16, 400 equal to sw\n",
+    );
+}
+
+/// `kernels/gact.cu` compiled for the host, its warps emulated with threads
+/// (`ffi-tests/gact/kernel_emulation.cpp`), must equal the CPU path on 200
+/// random tiles over the parameter grid: the kernel's logic checked where
+/// there is no GPU (a GPU run, `tests/gact_gpu.rs`, checks the rest).
+#[test]
+fn gact_kernel_emulated_on_the_host_equals_the_cpu_path() {
+    let lib_flag = format!("-L{}", library_dir().display());
+    let kernels = format!("-I{}", repo().join("kernels").display());
+    let exe = compile_c(
+        "gact_kernel_emulation",
+        &[repo().join("ffi-tests/gact/kernel_emulation.cpp")],
+        &[
+            "-x",
+            "c++",
+            "-std=c++20",
+            "-O1",
+            "-Wall",
+            "-Wextra",
+            "-Werror",
+            // The kernel's `#pragma unroll`s mean nothing to a host compiler.
+            "-Wno-unknown-pragmas",
+            &kernels,
+        ],
+        &[&lib_flag, "-lseqshim", "-lstdc++", "-lpthread"],
+    );
+    let lib = lib_path_env(&library_dir());
+    let output = run(
+        &exe,
+        &[
+            ("LD_LIBRARY_PATH", lib.as_str()),
+            ("SEQSHIM_BACKEND", "cpu"),
+        ],
+    );
+    assert_output(
+        "kernel emulation",
+        &output,
+        "emulated gact kernel: 200 tiles, 0 differ\n",
     );
 }

@@ -463,6 +463,45 @@ fn mixed_lengths_fit_a_small_arena() {
     assert_eq!(after.0 - before.0, n as u64);
 }
 
+/// A runner whose share of the budget is small (48 MiB) starts with no
+/// arena, grows it only as far as its share, cuts the batch into launches
+/// that fit, and still equals the CPU path.
+#[test]
+fn a_small_share_grows_within_it_and_equals_the_cpu() {
+    const SHARE: usize = 48 << 20;
+    let Some(mut runner) = runner_with(SHARE) else {
+        return;
+    };
+    assert_eq!(
+        runner.arena_bytes(),
+        0,
+        "nothing is allocated before a batch"
+    );
+    let mut rng = Rng(0x5a11);
+    let mut pairs: Vec<_> = (0..4_000).map(|_| pair(&mut rng, 150, 5)).collect();
+    pairs.extend((0..40).map(|_| pair(&mut rng, 10_000, 5)));
+    let attr = attributes(
+        affine(4, 6, 2),
+        AlignmentScope::ComputeAlignment,
+        AlignmentForm::END_TO_END,
+        Heuristic::none(),
+    );
+    let jobs = jobs_of(attr, &pairs, 512);
+    let before = counters();
+    let (n, differ) = compare(&mut runner, "small share", &jobs);
+    let after = counters();
+    eprintln!(
+        "wfa small share: {n} pairs, {differ} differ, {} finished on the GPU in {} launches, arena {} MiB of a {} MiB share",
+        after.0 - before.0,
+        after.4 - before.4,
+        runner.arena_bytes() >> 20,
+        SHARE >> 20
+    );
+    assert_eq!(differ, 0);
+    assert!(runner.arena_bytes() > 0 && runner.arena_bytes() <= SHARE);
+    assert!(after.0 - before.0 > 0, "the GPU aligned pairs");
+}
+
 /// Throughput: GPU batch vs the CPU path on the CPU pool, exact gap-affine
 /// (4,6,2), full CIGAR and score-only. `WFA_BENCH_SCALE` scales the pair
 /// counts (1 = 1 M / 100 k / 10 k); the CPU side times a share of them.

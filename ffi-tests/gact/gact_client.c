@@ -295,6 +295,10 @@ static void generated(void) {
                  memcmp(ops_single + (size_t)k * STRIDE, ops_batch + (size_t)k * STRIDE,
                         single[k].n_ops) == 0;
     CHECK(equal == N);
+    /* The tests run with SEQSHIM_BACKEND=cpu: no GPU, every tile on the CPU. */
+    uint64_t on_gpu = 1, on_cpu = 0;
+    CHECK(seqshim_gact_tile_routing(&on_gpu, &on_cpu) == 0 && on_gpu == 0 && on_cpu >= N);
+    CHECK(seqshim_gact_tile_routing(NULL, NULL) == 0);
     printf("generated: %d tiles, %d batch results equal\n", N, equal);
     free(refs), free(queries), free(reqs), free(single), free(batch), free(ops_single),
         free(ops_batch);

@@ -5,9 +5,10 @@
  *     AlignWithBT; the traceback states go to a caller buffer.
  *   - seqshim_gact_extend: one seed extension, with the inputs of Darwin's
  *     GACT; the gapped strings go to caller buffers.
- * and a batch variant of each, which runs many requests at once on
- * seqshim's thread pool and gives each request exactly the result of the
- * single call. integrations/darwin/ has header-only C++ glue that gives
+ * and a batch variant of each, which runs many requests at once on the
+ * GPUs seqshim uses and its thread pool (a large extension batch advances
+ * one tile of every seed per round, the tiles on the GPUs) and gives each
+ * request exactly the result of the single call. integrations/darwin/ has header-only C++ glue that gives
  * these functions Darwin's own C++ names and types.
  *
  * Results are bit-identical to Darwin's: tile scores, maximum cells and
@@ -153,6 +154,12 @@ int32_t seqshim_gact_align_tile_batch(const seqshim_gact_tile_req_t* reqs, uint3
                                       const int32_t* sub_mat, int32_t gap_open, int32_t gap_extend,
                                       uint8_t* ops_arena, uint32_t ops_stride,
                                       seqshim_gact_tile_result_t* results);
+
+/* Where the tiles of seqshim_gact_align_tile_batch ran so far in this
+ * process: *on_gpu on a GPU, *on_cpu on the CPU (either pointer may be
+ * NULL). Returns the number of GPUs running GACT tiles: 0 when no GPU is in
+ * use (seqshim_backend_info says why) or the GACT kernel is unavailable. */
+int32_t seqshim_gact_tile_routing(uint64_t* on_gpu, uint64_t* on_cpu);
 
 /* One seed of seqshim_gact_extend_batch. 56 bytes. */
 typedef struct {

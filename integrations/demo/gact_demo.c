@@ -1,6 +1,7 @@
 /* The GACT section of `make demo`: one seed extended with Darwin's classic
  * GACT (seqshim_gact_extend), its two gapped strings and score printed, then
- * a batch of 320x320 tiles through seqshim_gact_align_tile_batch, timed. */
+ * a batch of 320x320 tiles through seqshim_gact_align_tile_batch, timed,
+ * saying whether it ran on the GPU or why it ran on the CPU. */
 #define _POSIX_C_SOURCE 200809L
 #include <stdbool.h>
 #include <stdint.h>
@@ -70,7 +71,7 @@ int main(void) {
     printf("  ref   %.*s\n  query %.*s\n", (int)aln.n_cols, aligned_ref, (int)aln.n_cols,
            aligned_query);
 
-    /* A batch of tiles on seqshim's CPU pool. */
+    /* A batch of tiles: on the GPUs when seqshim uses any, else on its CPU pool. */
     char *refs = malloc((size_t)TILES * T), *queries = malloc((size_t)TILES * T);
     seqshim_gact_tile_req_t *reqs = calloc(TILES, sizeof *reqs);
     seqshim_gact_tile_result_t *res = calloc(TILES, sizeof *res);
@@ -106,10 +107,25 @@ int main(void) {
     long states = 0;
     for (int k = 0; k < TILES; k++) states += res[k].n_ops;
     printf("%d tiles of %dx%d (15%% divergence) through seqshim_gact_align_tile_batch: "
-           "%.0f tiles/s, %.2f GCUPS on the CPU pool (%.1f states per tile; first tile %s "
-           "the single call)\n",
+           "%.0f tiles/s, %.2f GCUPS (%.1f states per tile; first tile %s the single call)\n",
            TILES, T, T, TILES / dt, (double)TILES * T * T / dt / 1e9, (double)states / TILES,
            same ? "equals" : "DIFFERS from");
+    uint64_t on_gpu = 0, on_cpu = 0;
+    int gpus = seqshim_gact_tile_routing(&on_gpu, &on_cpu);
+    char info[2048];
+    seqshim_backend_info(info, sizeof info);
+    const char *reason = strstr(info, "reason: ");
+    if (gpus > 0 && on_gpu > 0) {
+        printf("GACT: tile batch on the GPU (%llu tiles on %d GPU%s, %llu on the CPU)\n",
+               (unsigned long long)on_gpu, gpus, gpus == 1 ? "" : "s",
+               (unsigned long long)on_cpu);
+    } else if (reason) {
+        printf("GACT: tile batch on the CPU pool: no GPU in use (%.*s)\n",
+               (int)strcspn(reason + 8, "\n"), reason + 8);
+    } else {
+        printf("GACT: tile batch on the CPU pool: the GACT kernel is unavailable on the GPU "
+               "(SEQSHIM_LOG=info says why)\n");
+    }
     free(refs), free(queries), free(reqs), free(res), free(arena);
     return same ? 0 : 1;
 }

@@ -22,6 +22,11 @@ if gpu_test wfa; then
     check "wfa: thousands of short pairs and two long ones in a 1 GiB arena, GPU == CPU" \
         "wfa mixed lengths: [0-9]+ pairs, 0 differ" \
         wfa mixed_lengths_fit_a_small_arena
+    check "wfa: a runner with a 48 MiB share grows its arena within it, GPU == CPU" \
+        "wfa small share: [0-9]+ pairs, 0 differ" \
+        wfa a_small_share_grows_within_it_and_equals_the_cpu
+    grep -h "^wfa small share" "$(log_of "wfa: a runner with a 48 MiB share grows its arena within it, GPU == CPU")" \
+        | sed 's/^/      /'
     check "wfa: benchmark GPU batch vs CPU pool" "wfa benchmark: .* GPU/CPU = " \
         wfa gpu_vs_cpu_benchmark
     grep -hE "^wfa (gpu|benchmark)" \

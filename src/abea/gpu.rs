@@ -4,14 +4,17 @@
 //! operation, so the pairs are the CPU path's. Only the pairs come back to
 //! the host; the bands' trace bytes stay on the device.
 //!
-//! Device memory is reserved once when the runner starts (f5c's lesson:
-//! per-batch allocation can cost more than the kernels), sized like f5c's
-//! from free device memory, `mem_frac` and `avg_epk` ([`Sizing`]). It is
-//! split into two lanes on two streams: a batch larger than one lane runs as
-//! several launches, and while the GPU works on one lane the host packs the
-//! next launch into the other. A read that alone does not fit goes back to
-//! the CPU.
+//! Device memory is two lanes on two streams, sized like f5c's from
+//! `mem_frac` and `avg_epk` ([`Sizing`]), of the process's device-memory
+//! budget (`engine::device::budget`) rather than of all free memory. A lane
+//! starts empty and grows to the largest launch it has run, then is reused
+//! (f5c's lesson: per-batch allocation can cost more than the kernels). A
+//! batch larger than one lane runs as several launches, and while the GPU
+//! works on one lane the host packs the next launch into the other. A read
+//! that alone does not fit goes back to the CPU, and so does a launch that
+//! finds no device memory even when cut down (another process took it).
 
+use std::collections::VecDeque;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, OnceLock};
 
@@ -76,7 +79,9 @@ pub(crate) const MAX_AVG_EPK: f64 = 1000.0;
 /// f5c's two knobs for its one-time device allocation.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Sizing {
-    /// Share of free device memory to reserve (f5c `--cuda-mem-frac`, 0.9).
+    /// Share of the process's device-memory budget the two lanes may grow
+    /// to (f5c's `--cuda-mem-frac`, 0.9, is a share of free memory; the
+    /// budget is itself a share of free memory, see `SEQSHIM_GPU_MEMORY`).
     pub mem_frac: f64,
     /// Expected events per base (f5c `--cuda-avg-epk`, 2.0): sets how much
     /// of a lane is inputs and results, mirrored in pinned host memory, and
@@ -94,8 +99,9 @@ impl Default for Sizing {
 }
 
 impl Sizing {
-    /// `(device, host)` bytes of one lane on a GPU with `free` bytes free.
-    fn lane_bytes(&self, free: usize) -> (usize, usize) {
+    /// Largest `(device, host)` bytes of one lane out of a budget of
+    /// `budget` bytes.
+    fn lane_bytes(&self, budget: usize) -> (usize, usize) {
         // Bytes per read base at `avg_epk` events per base (one k-mer per
         // base): the totals of `Placed`, scaled down from a 1 Mbase read.
         const BASES: usize = 1 << 20;
@@ -106,7 +112,7 @@ impl Sizing {
             + Placed::result_bytes(n_events, BASES);
         let total = io + Placed::work_bytes(n_events, shape_bands);
         let per_base = total as f64 / BASES as f64;
-        let budget = free as f64 * self.mem_frac / 2.0;
+        let budget = budget as f64 * self.mem_frac / 2.0;
         let device = budget.min(LANE_BASES * per_base) as usize;
         // Reads above `avg_epk` carry more inputs per byte of lane: leave
         // the host side twice the expected share.
@@ -118,13 +124,13 @@ impl Sizing {
 static SIZING: OnceLock<Sizing> = OnceLock::new();
 
 /// Sets how the runners size device memory. Only the first call before the
-/// runners start counts, as f5c reserves once per process; returns the
-/// sizing in force.
+/// runners start counts, as f5c sizes once per process; returns the sizing
+/// in force.
 pub fn set_sizing(sizing: Sizing) -> Sizing {
     let chosen = *SIZING.get_or_init(|| sizing);
     if chosen != sizing {
         crate::log_debug!(
-            "ABEA device memory is reserved once per process (mem_frac {}, avg_epk {}); \
+            "ABEA device memory is sized once per process (mem_frac {}, avg_epk {}); \
              later values are not applied",
             chosen.mem_frac,
             chosen.avg_epk
@@ -133,15 +139,15 @@ pub fn set_sizing(sizing: Sizing) -> Sizing {
     chosen
 }
 
-/// Half the smallest lane a runner actually reserved, device and host side,
-/// so that routing sends the devices only reads every one of them can hold
-/// next to others (GPUs with less free memory get smaller lanes). Without
-/// runners no read is routed to a device anyway.
+/// Half the smallest lane a runner may grow to, device and host side, so
+/// that routing sends the devices only reads every one of them can hold next
+/// to others (GPUs with smaller budgets get smaller lanes). Without runners
+/// no read is routed to a device anyway.
 static READ_LIMIT: AtomicUsize = AtomicUsize::new(usize::MAX);
 static READ_IO_LIMIT: AtomicUsize = AtomicUsize::new(usize::MAX);
 
 /// Whether a read is one the GPU path takes at all: inputs the CPU path
-/// accepts, and small enough for the lanes the runners really reserved.
+/// accepts, and small enough for the lanes the runners may grow to.
 pub fn fits_a_device(job: &AlignJob) -> bool {
     // The runners are created with the scheduler; make sure they exist
     // before reading the limits they set.
@@ -211,51 +217,43 @@ pub struct AbeaRunner {
     fill: Kernel,
     backtrack: Kernel,
     lanes: [Arena; 2],
+    /// Largest device and host bytes of a lane (what [`Sizing`] gives).
+    lane_device: usize,
+    lane_host: usize,
     launches: u64,
 }
 
 impl AbeaRunner {
-    /// Compiles (or loads from the cache) the kernels and reserves the two
-    /// lanes.
+    /// Compiles (or loads from the cache) the kernels and sizes the two
+    /// lanes from what the process's budget on the GPU has left; they
+    /// allocate as launches need.
     pub fn new(gpu: Arc<Gpu>) -> Result<Self, DeviceError> {
         let source = device::kernel_source(KERNEL)?;
         let fill = gpu.kernel(source, "seqshim_abea_fill")?;
         let backtrack = gpu.kernel(source, "seqshim_abea_backtrack")?;
         let sizing = *SIZING.get_or_init(Sizing::default);
-        let (free, _) = gpu.memory()?;
-        let (mut device, mut host) = sizing.lane_bytes(free);
-        let mut lanes = [gpu.arena(0), gpu.arena(1)];
-        // A busy device may refuse the first size; settle for less.
-        loop {
-            if device < MIN_LANE {
-                return Err(DeviceError(format!(
-                    "only {} MiB of device memory free for ABEA",
-                    free >> 20
-                )));
-            }
-            let reserved = lanes
-                .iter_mut()
-                .try_for_each(|lane| lane.reserve_split(device, host));
-            match reserved {
-                Ok(()) => break,
-                Err(e) => {
-                    crate::log_debug!("ABEA lanes of {device} bytes refused ({e}); halving");
-                    lanes = [gpu.arena(0), gpu.arena(1)];
-                    device /= 2;
-                    host /= 2;
-                }
-            }
+        let budget = gpu.ledger().available();
+        let (lane_device, lane_host) = sizing.lane_bytes(budget);
+        if lane_device < MIN_LANE {
+            return Err(DeviceError(format!(
+                "only {} MiB of this process's device-memory budget left for ABEA",
+                budget >> 20
+            )));
         }
-        let lane_device = lanes[0].capacity().min(lanes[1].capacity());
-        let lane_host = lanes[0].host_capacity().min(lanes[1].host_capacity());
+        let mut lanes = [gpu.arena(0), gpu.arena(1)];
+        for lane in &mut lanes {
+            lane.set_limits(lane_device, lane_host);
+        }
         READ_LIMIT.fetch_min(lane_device / 2, Ordering::Relaxed);
         READ_IO_LIMIT.fetch_min(lane_host / 2, Ordering::Relaxed);
         crate::log_info!(
-            "ABEA: GPU {} reserved 2 lanes of {} MiB ({} MiB pinned each; mem_frac {}, avg_epk {})",
+            "ABEA: GPU {}: 2 lanes growing to at most {} MiB ({} MiB pinned) each, as launches need \
+             (mem_frac {} of a {} MiB budget, avg_epk {})",
             gpu.info().ordinal,
             lane_device >> 20,
             lane_host >> 20,
             sizing.mem_frac,
+            budget >> 20,
             sizing.avg_epk
         );
         Ok(AbeaRunner {
@@ -263,6 +261,8 @@ impl AbeaRunner {
             fill,
             backtrack,
             lanes,
+            lane_device,
+            lane_host,
             launches: 0,
         })
     }
@@ -286,31 +286,47 @@ impl AbeaRunner {
 
     /// Splits the batch into launches that fit a lane and runs them,
     /// alternating lanes so that packing one overlaps the GPU on the other.
+    /// A launch that finds no device memory is cut in half and retried;
+    /// when not even one read finds any, the rest of the batch is left to
+    /// the CPU.
     fn run(&mut self, jobs: &[AlignJob]) -> Result<Vec<Option<Vec<AlignedPair>>>, DeviceError> {
-        let device_room = self.lanes.iter().map(Arena::capacity).min().unwrap_or(0);
-        let host_room = self
-            .lanes
-            .iter()
-            .map(Arena::host_capacity)
-            .min()
-            .unwrap_or(0);
-        let device_room = device_room.saturating_sub(LANE_SLACK);
-        let host_room = host_room.saturating_sub(LANE_SLACK);
+        let device_room = self.lane_device.saturating_sub(LANE_SLACK);
+        let host_room = self.lane_host.saturating_sub(LANE_SLACK);
         let mut results: Vec<Option<Vec<AlignedPair>>> = jobs.iter().map(|_| None).collect();
-        let chunks = plan_launches(jobs, device_room, host_room);
+        let mut chunks: VecDeque<_> = plan_launches(jobs, device_room, host_room).into();
         let mut in_flight: [Option<Layout>; 2] = [None, None];
-        for (i, chunk) in chunks.iter().enumerate() {
-            let lane = i % 2;
+        let mut launched = 0;
+        while let Some(mut chunk) = chunks.pop_front() {
+            let lane = launched % 2;
             if let Some(layout) = in_flight[lane].take() {
                 layout.unpack(self.lanes[lane].staging()?, &mut results);
             }
             // The host's share (emission tables) is computed while the
             // other lane's launch runs.
-            let layout = Layout::new(jobs, chunk);
-            self.launch(lane, jobs, &layout)?;
-            in_flight[lane] = Some(layout);
+            let layout = Layout::new(jobs, &chunk);
+            match self.launch(lane, jobs, &layout) {
+                Ok(()) => {
+                    in_flight[lane] = Some(layout);
+                    launched += 1;
+                }
+                Err(e) if e.is_out_of_memory() => {
+                    device::budget::note_out_of_memory(
+                        "ABEA",
+                        "a launch found no device memory",
+                        &e,
+                    );
+                    if chunk.len() == 1 {
+                        chunks.clear();
+                    } else {
+                        let second = chunk.split_off(chunk.len() / 2);
+                        chunks.push_front(second);
+                        chunks.push_front(chunk);
+                    }
+                }
+                Err(e) => return Err(e),
+            }
         }
-        for lane in [chunks.len() % 2, (chunks.len() + 1) % 2] {
+        for lane in [launched % 2, (launched + 1) % 2] {
             if let Some(layout) = in_flight[lane].take() {
                 layout.unpack(self.lanes[lane].staging()?, &mut results);
             }
@@ -318,8 +334,8 @@ impl AbeaRunner {
         Ok(results)
     }
 
-    /// Packs one launch into `lane` and queues its copies and kernels;
-    /// returns without waiting for them.
+    /// Grows `lane` to hold the launch if need be, packs the launch into it
+    /// and queues its copies and kernels; returns without waiting for them.
     fn launch(
         &mut self,
         lane: usize,
@@ -327,6 +343,16 @@ impl AbeaRunner {
         layout: &Layout,
     ) -> Result<(), DeviceError> {
         let arena = &mut self.lanes[lane];
+        let before = arena.capacity();
+        arena.reserve_split(layout.end, layout.results_end)?;
+        if arena.capacity() != before {
+            crate::log_debug!(
+                "ABEA: GPU {} lane {lane} grown to {} MiB ({} MiB pinned)",
+                self.gpu.info().ordinal,
+                arena.capacity() >> 20,
+                arena.host_capacity() >> 20
+            );
+        }
         if layout.end > arena.capacity() || layout.results_end > arena.host_capacity() {
             return Err(DeviceError(format!(
                 "ABEA launch of {} bytes ({} mirrored) exceeds its lane",
@@ -553,23 +579,23 @@ mod tests {
 
     #[test]
     fn lanes_follow_mem_frac_and_avg_epk() {
-        let free = 100usize << 30;
+        let budget = 100usize << 30;
         let default = Sizing::default();
-        let (device, host) = default.lane_bytes(free);
-        assert!(device <= (free as f64 * 0.9 / 2.0) as usize);
+        let (device, host) = default.lane_bytes(budget);
+        assert!(device <= (budget as f64 * 0.9 / 2.0) as usize);
         assert!(host < device / 2, "inputs and results are a small share");
         let small = Sizing {
             mem_frac: 0.001,
             ..default
         };
-        assert!(small.lane_bytes(free).0 <= (free as f64 * 0.001 / 2.0) as usize + 1);
+        assert!(small.lane_bytes(budget).0 <= (budget as f64 * 0.001 / 2.0) as usize + 1);
         let busy = Sizing {
             avg_epk: 6.0,
             ..default
         };
         // With room to spare a lane holds the same number of bases, so more
         // events per base make it larger.
-        let (d6, h6) = busy.lane_bytes(free);
+        let (d6, h6) = busy.lane_bytes(budget);
         assert!(d6 > 2 * device && h6 >= host && h6 <= MAX_LANE_HOST);
     }
 

@@ -455,7 +455,8 @@ pub fn align_call(
     scaling: Scalings,
     emit: impl FnOnce(&[AlignedPair]) -> usize,
 ) -> usize {
-    let placed = family::place::<Abea>(|| {
+    let cost = Aligner::band_cells(sequence.len(), events.len(), kmer_size) as u64;
+    let placed = family::place::<Abea>(cost, || {
         let defaults = BatchOptions::default();
         let epk = events.len() as f32 / sequence.len() as f32;
         let mut job = AlignJob {
@@ -470,7 +471,7 @@ pub fn align_call(
         Some(job)
     });
     match placed {
-        Placement::Here => {
+        Placement::Here(_timer) => {
             with_workspace(|w| emit(w.align(sequence, events, models, kmer_size, scaling, 0.0)))
         }
         Placement::Submitted(Ok(pairs)) => emit(&pairs),

@@ -62,7 +62,7 @@ pub(crate) fn run_launch(
     cfg: &KernelConfig,
     bloom: &BloomTableV1,
 ) -> Result<RunReport, EcError> {
-    let placed = family::place::<Ec>(|| {
+    let placed = family::place::<Ec>(records.len() as u64, || {
         Some(V1Launch {
             records: Mutex::new(records.to_vec()),
             cfg: *cfg,
@@ -70,7 +70,7 @@ pub(crate) fn run_launch(
         })
     });
     let (out, report) = match placed {
-        Placement::Here => return Ok(kernel_v1::run(records, cfg, bloom)),
+        Placement::Here(_timer) => return Ok(kernel_v1::run(records, cfg, bloom)),
         Placement::Submitted(result) => {
             result.map_err(|e| EcError::State(format!("launch not run: {e}")))?
         }

@@ -6,6 +6,8 @@ use once_cell::sync::OnceCell;
 use std::path::PathBuf;
 use std::time::Duration;
 
+use super::device::budget::GpuMemory;
+
 /// Which processor runs the work.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Backend {
@@ -41,6 +43,13 @@ pub struct Config {
     /// How long a device executor waits for more jobs before launching a
     /// batch that is not full.
     pub batch_linger: Duration,
+    /// How synchronous calls choose between their caller's thread and a
+    /// device (`SEQSHIM_ROUTING`).
+    pub routing: super::scheduler::Routing,
+    /// Most device memory this process takes on each GPU
+    /// (`SEQSHIM_GPU_MEMORY`); `None` means the default share
+    /// ([`crate::engine::device::budget::default_cap`]).
+    pub gpu_memory: Option<GpuMemory>,
     /// Every `SEQSHIM_*` variable as set, for the families' own settings
     /// ([`Config::setting`]), so that the environment is read once, here.
     pub settings: Vec<(String, String)>,
@@ -58,6 +67,8 @@ impl Default for Config {
             log: LogLevel::Warn,
             cache_dir: None,
             batch_linger: Duration::ZERO,
+            routing: super::scheduler::Routing::Cost,
+            gpu_memory: None,
             settings: Vec::new(),
             warnings: Vec::new(),
         }
@@ -221,6 +232,24 @@ impl Config {
                 ),
             }
         }
+        if let Some(value) = lookup("SEQSHIM_ROUTING") {
+            match value.trim().to_ascii_lowercase().as_str() {
+                "cost" | "" => config.routing = super::scheduler::Routing::Cost,
+                "coalesce" => config.routing = super::scheduler::Routing::Coalesce,
+                _ => bad("SEQSHIM_ROUTING", &value, "cost or coalesce"),
+            }
+        }
+        if let Some(value) = lookup("SEQSHIM_GPU_MEMORY") {
+            match GpuMemory::parse(&value) {
+                Some(cap) => config.gpu_memory = Some(cap),
+                None if value.trim().is_empty() => {}
+                None => bad(
+                    "SEQSHIM_GPU_MEMORY",
+                    &value,
+                    "bytes with an optional K, M, G or T suffix (e.g. 6G), or a share of the GPU such as 25%",
+                ),
+            }
+        }
         config.warnings = warnings;
         config
     }
@@ -260,6 +289,7 @@ mod tests {
         assert_eq!(c.devices, None);
         assert_eq!(c.threads, None);
         assert_eq!(c.log, LogLevel::Warn);
+        assert_eq!(c.gpu_memory, None);
         assert!(c.warnings.is_empty());
     }
 
@@ -273,6 +303,7 @@ mod tests {
             ("SEQSHIM_LOG", "debug"),
             ("SEQSHIM_CACHE_DIR", "/tmp/k"),
             ("SEQSHIM_BATCH_LINGER_US", "250"),
+            ("SEQSHIM_GPU_MEMORY", "6G"),
         ]);
         assert_eq!(c.backend, Backend::Cpu);
         assert!(c.strict);
@@ -281,7 +312,10 @@ mod tests {
         assert_eq!(c.log, LogLevel::Debug);
         assert_eq!(c.cache_dir, Some(PathBuf::from("/tmp/k")));
         assert_eq!(c.batch_linger, Duration::from_micros(250));
+        assert_eq!(c.gpu_memory, Some(GpuMemory::Bytes(6 << 30)));
         assert!(c.warnings.is_empty(), "{:?}", c.warnings);
+        let share = config_of(&[("SEQSHIM_GPU_MEMORY", "25%")]);
+        assert_eq!(share.gpu_memory, Some(GpuMemory::Percent(25.0)));
     }
 
     #[test]
@@ -309,6 +343,7 @@ mod tests {
             ("SEQSHIM_LOG", "loud"),
             ("SEQSHIM_STRICT", "maybe"),
             ("SEQSHIM_BATCH_LINGER_US", "soon"),
+            ("SEQSHIM_GPU_MEMORY", "0"),
         ]);
         assert_eq!(c.backend, Backend::Auto);
         assert_eq!(c.threads, None);
@@ -316,7 +351,9 @@ mod tests {
         assert_eq!(c.log, LogLevel::Warn);
         assert!(!c.strict);
         assert_eq!(c.batch_linger, Duration::ZERO);
-        assert_eq!(c.warnings.len(), 6, "{:?}", c.warnings);
+        assert_eq!(c.gpu_memory, None);
+        assert_eq!(c.warnings.len(), 7, "{:?}", c.warnings);
+        assert!(c.warnings.iter().any(|w| w.contains("SEQSHIM_GPU_MEMORY")));
         assert!(c.warnings[0].contains("SEQSHIM_LOG"));
         assert!(c.warnings.iter().any(|w| w.contains("\"opencl\"")));
     }

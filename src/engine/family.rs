@@ -19,11 +19,13 @@
 //! ```
 
 use std::any::{Any, TypeId};
-use std::sync::{Arc, RwLock};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex, OnceLock};
 
+use super::cost_model::{CpuModel, Timed};
 use super::device::{DeviceError, Gpu};
 use super::fork::PerProcess;
-use super::scheduler::{BatchRunner, Job, Options, ScheduleError, Scheduler};
+use super::scheduler::{BatchRunner, HereTimer, Job, Options, Route, ScheduleError, Scheduler};
 
 /// A kernel family as the engine sees it.
 pub trait Family: 'static {
@@ -62,36 +64,70 @@ pub fn gpu_label(gpu: &Gpu) -> String {
 /// scheduler lives as long as the process, as its executors do.
 type Slot = &'static (dyn Any + Send + Sync);
 
-/// Every family's scheduler slot, by the family's type. A short list,
-/// searched under a read lock (synchronous calls of many threads look up
-/// their family at once); the write lock is taken once per family, and
-/// never held while a scheduler starts (which compiles kernels).
-static SLOTS: RwLock<Vec<(TypeId, Slot)>> = RwLock::new(Vec::new());
+/// Most families one process can hold (there are six).
+const MAX_FAMILIES: usize = 32;
 
-fn slot<F: Family>() -> &'static PerProcess<Scheduler<F::Job>> {
+/// Every family's scheduler slot, by the family's type, filled in order and
+/// never emptied. Synchronous calls of many threads look their family up at
+/// every call, so the lookup is a few plain atomic loads (no lock, no
+/// shared counter to write); adding a family takes [`ADDING`].
+static SLOTS: [OnceLock<(TypeId, Slot)>; MAX_FAMILIES] = [const { OnceLock::new() }; MAX_FAMILIES];
+static ADDING: Mutex<()> = Mutex::new(());
+
+fn find_slot(id: TypeId) -> Option<Slot> {
+    SLOTS
+        .iter()
+        .map_while(OnceLock::get)
+        .find(|(key, _)| *key == id)
+        .map(|s| s.1)
+}
+
+/// What the engine keeps for one family: its scheduler once started, and
+/// what its calls cost on their callers' threads before that.
+struct FamilySlot<J: Job> {
+    /// Per process: a forked child starts its own, on the CPU (see `fork`).
+    scheduler: PerProcess<Scheduler<J>>,
+    before_start: CpuModel,
+}
+
+fn slot<F: Family>() -> &'static FamilySlot<F::Job> {
     let id = TypeId::of::<F>();
-    let find = |slots: &[(TypeId, Slot)]| slots.iter().find(|(key, _)| *key == id).map(|s| s.1);
-    let known = find(&SLOTS.read().unwrap_or_else(|p| p.into_inner()));
-    let found = known.unwrap_or_else(|| {
-        let mut slots = SLOTS.write().unwrap_or_else(|p| p.into_inner());
-        // Another thread may have added it between the two locks.
-        find(&slots).unwrap_or_else(|| {
-            let fresh: &'static PerProcess<Scheduler<F::Job>> =
-                Box::leak(Box::new(PerProcess::new()));
-            slots.push((id, fresh));
+    let found = find_slot(id).unwrap_or_else(|| {
+        let _adding = ADDING.lock().unwrap_or_else(|p| p.into_inner());
+        // Another thread may have added it before we took the lock.
+        find_slot(id).unwrap_or_else(|| {
+            let fresh: &'static FamilySlot<F::Job> = Box::leak(Box::new(FamilySlot {
+                scheduler: PerProcess::new(),
+                before_start: CpuModel::default(),
+            }));
+            let free = SLOTS
+                .iter()
+                .find(|s| s.get().is_none())
+                .expect("more kernel families than MAX_FAMILIES");
+            let _ = free.set((id, fresh));
             fresh
         })
     });
     found
-        .downcast_ref::<PerProcess<Scheduler<F::Job>>>()
+        .downcast_ref::<FamilySlot<F::Job>>()
         .expect("a slot holds the scheduler of the family it is keyed by")
+}
+
+/// Set once a family with a kernel found no GPU to use: then no family will
+/// have one, and a synchronous call needs no lock to know it.
+static NO_DEVICES: AtomicBool = AtomicBool::new(false);
+
+/// Whether a synchronous call may still find a device: false once the
+/// process is known to have none (one relaxed load).
+pub fn devices_possible() -> bool {
+    !NO_DEVICES.load(Ordering::Relaxed)
 }
 
 /// The family's process-wide scheduler, with executors for every GPU in use
 /// (none on the CPU path). Started on first use in each process: a forked
 /// child starts its own, on the CPU (see `fork`).
 pub fn scheduler<F: Family>() -> &'static Scheduler<F::Job> {
-    slot::<F>().get_or_init(|| {
+    slot::<F>().scheduler.get_or_init(|| {
         let mut runners = Vec::new();
         // A family without a kernel runs on the CPU only, and one whose
         // kernel file is missing says so once.
@@ -103,6 +139,10 @@ pub fn scheduler<F: Family>() -> &'static Scheduler<F::Job> {
                 &[][..]
             }
         };
+        // (Unit tests stand emulated devices in for GPUs.)
+        if !cfg!(test) && !F::KERNEL.is_empty() && super::device::gpus().is_empty() {
+            NO_DEVICES.store(true, Ordering::Relaxed);
+        }
         for gpu in gpus {
             match F::runners(gpu) {
                 Ok(built) => runners.extend(built),
@@ -114,40 +154,144 @@ pub fn scheduler<F: Family>() -> &'static Scheduler<F::Job> {
             }
         }
         runners.extend(F::extra_runners());
-        Scheduler::new(runners, F::options())
+        let options = Options {
+            name: F::NAME,
+            ..F::options()
+        };
+        Scheduler::new(runners, options)
     })
 }
 
 /// Whether the family's scheduler has started (without starting it).
 #[cfg(test)]
 fn started<F: Family>() -> bool {
-    slot::<F>().get().is_some()
+    slot::<F>().scheduler.get().is_some()
+}
+
+/// A call that costs its caller less than this is never worth a device (a
+/// launch's round trip alone takes longer), so calls below it do not start
+/// the devices: a process of cheap calls never pays their start-up (kernel
+/// loading, memory, pinned buffers that stall the process's page faults
+/// while they are locked).
+const MIN_DEVICE_CALL: std::time::Duration = std::time::Duration::from_micros(50);
+
+/// Calls of a size class timed before their estimate decides a start.
+const SETTLED_SAMPLES: u32 = 64;
+
+/// Whether a family's devices are up for a call.
+enum Started<J: Job> {
+    Yes(&'static Scheduler<J>),
+    /// Not (yet): the call runs on its caller's thread, timed here.
+    NotYet(&'static CpuModel),
+}
+
+/// The family's scheduler when it has started. Otherwise the call runs on
+/// its caller's thread, and once calls are seen to cost at least
+/// [`MIN_DEVICE_CALL`] the scheduler starts on a background thread (once):
+/// no call waits for GPUs to be probed, kernels loaded and memory reserved
+/// (about a second). A family without a kernel, the CPU backend and strict
+/// mode (where tests expect the devices from the first call) start in the
+/// foreground.
+fn started_or_starting<F: Family>(cost: u64) -> Started<F::Job> {
+    let slot = slot::<F>();
+    if let Some(started) = slot.scheduler.get() {
+        return Started::Yes(started);
+    }
+    let config = super::config::get();
+    if cfg!(test)
+        || F::KERNEL.is_empty()
+        || config.strict
+        || config.backend == super::config::Backend::Cpu
+    {
+        return Started::Yes(scheduler::<F>());
+    }
+    // Decided on a settled average: a process's first calls are slow
+    // (cold caches, first allocations), and 150 bp pairs looked like 50 us
+    // calls for a while and started the GPU for nothing.
+    let worth_a_device = slot
+        .before_start
+        .settled_estimate(cost, SETTLED_SAMPLES)
+        .is_some_and(|t| t >= MIN_DEVICE_CALL);
+    if worth_a_device && start_in_background::<F>().is_err() {
+        // No thread to spare: start here, as before.
+        return Started::Yes(scheduler::<F>());
+    }
+    Started::NotYet(&slot.before_start)
+}
+
+/// Starts the family's scheduler on a thread of its own, once.
+fn start_in_background<F: Family>() -> std::io::Result<()> {
+    static STARTING: Mutex<Vec<TypeId>> = Mutex::new(Vec::new());
+    {
+        let mut starting = STARTING.lock().unwrap_or_else(|p| p.into_inner());
+        if starting.contains(&TypeId::of::<F>()) {
+            return Ok(());
+        }
+        starting.push(TypeId::of::<F>());
+    }
+    std::thread::Builder::new()
+        .name("seqshim-start".into())
+        .spawn(|| {
+            let started = std::time::Instant::now();
+            let devices = scheduler::<F>().devices().len();
+            crate::log_info!(
+                "{}: {devices} device executors up after {:.0} ms; calls ran on their callers' threads meanwhile",
+                F::NAME,
+                started.elapsed().as_secs_f64() * 1e3
+            );
+        })
+        .map(drop)
+}
+
+/// What a caller holds while it runs a call itself: it times the call for
+/// the routing (see [`Placement::Here`]).
+pub enum Timing<J: Job> {
+    Scheduled(HereTimer<'static, J>),
+    BeforeStart(Timed<'static>),
+    Untimed,
 }
 
 /// How a synchronous call (one upstream call, one result) runs.
 pub enum Placement<J: Job> {
-    /// On the caller's thread: no device in use, or a job the devices do
-    /// not take. The job was never built.
-    Here,
-    /// Through the family's scheduler, which may still run it on the
-    /// caller's thread (a lone caller's cheap job) or coalesce it with other
-    /// callers' jobs into a device batch.
+    /// On the caller's thread, with the caller's own code: no device in use,
+    /// a call the devices do not take, or one whose result a device would
+    /// return later than the caller computes it. The job was never built.
+    /// Hold the timer (when there is one) while the call runs: it teaches
+    /// the routing what calls cost here.
+    Here(Timing<J>),
+    /// Through the family's devices (or, should none take it in time, on
+    /// the caller's thread after all, as a job).
     Submitted(Result<J::Output, ScheduleError>),
 }
 
-/// The one routine every synchronous entry point uses: when the family has
-/// a device in use and `make_job` offers a job (it returns `None` for a call
-/// no device takes), the job goes to the scheduler; otherwise the caller
-/// runs the call itself, with no job built and nothing copied.
-pub fn place<F: Family>(make_job: impl FnOnce() -> Option<F::Job>) -> Placement<F::Job> {
-    let scheduler = scheduler::<F>();
-    // `devices()` needs no lock: without GPUs a call costs one branch.
-    if scheduler.devices().is_empty() || !scheduler.has_devices() {
-        return Placement::Here;
+/// The one routine every synchronous entry point uses. `cost` is the
+/// call's [`Job::cost`], known before the job is built: the routing decides
+/// from it, and only a call sent to a device has its job built by
+/// `make_job` (which returns `None` for a call no device takes). Otherwise
+/// the caller runs the call itself, with nothing copied.
+pub fn place<F: Family>(cost: u64, make_job: impl FnOnce() -> Option<F::Job>) -> Placement<F::Job> {
+    if !devices_possible() {
+        return Placement::Here(Timing::Untimed);
     }
-    match make_job() {
-        Some(job) => Placement::Submitted(scheduler.submit(job)),
-        None => Placement::Here,
+    let scheduler = match started_or_starting::<F>(cost) {
+        Started::Yes(scheduler) => scheduler,
+        Started::NotYet(model) => {
+            return Placement::Here(Timing::BeforeStart(Timed::start(model, cost)));
+        }
+    };
+    // `devices()` needs no lock: without GPUs a call costs one branch.
+    if scheduler.devices().is_empty() {
+        return Placement::Here(Timing::Untimed);
+    }
+    match scheduler.route(cost) {
+        Route::Here(timer) => Placement::Here(Timing::Scheduled(timer)),
+        Route::Device(patience) => match make_job() {
+            Some(job) if job.gpu_eligible() => {
+                debug_assert_eq!(job.cost(), cost, "{}: place's cost is the job's", F::NAME);
+                Placement::Submitted(scheduler.submit_routed(job, patience))
+            }
+            _ => Placement::Here(Timing::Untimed),
+        },
     }
 }
 
@@ -196,11 +340,11 @@ mod tests {
     #[test]
     fn a_family_without_devices_runs_calls_here() {
         let mut built = false;
-        let placed = place::<Again>(|| {
+        let placed = place::<Again>(1, || {
             built = true;
             Some(Doubling(1))
         });
-        assert!(matches!(placed, Placement::Here));
+        assert!(matches!(placed, Placement::Here(_)));
         assert!(!built, "no job is built when no device is in use");
     }
 }

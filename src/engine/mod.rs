@@ -3,6 +3,7 @@
 //! Nothing in here knows about a particular kernel family.
 
 pub mod config;
+pub mod cost_model;
 pub mod cpu;
 #[allow(unsafe_code)]
 pub mod device;

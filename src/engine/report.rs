@@ -22,6 +22,20 @@ pub fn backend_report() -> String {
                     info.compute_capability.1,
                     info.total_memory >> 20
                 ));
+                let ledger = gpu.ledger();
+                let usage = ledger.usage();
+                text.push_str(&format!(
+                    "gpu {} memory: cap {} MiB ({}), in use {} MiB, peak {} MiB, pinned host {} MiB\n",
+                    info.ordinal,
+                    ledger.cap() >> 20,
+                    match config.gpu_memory {
+                        Some(_) => "SEQSHIM_GPU_MEMORY",
+                        None => "default: half the free memory at start, at most a quarter of the GPU",
+                    },
+                    usage.device >> 20,
+                    usage.peak >> 20,
+                    usage.pinned >> 20,
+                ));
             }
             if let Ok((major, minor)) = device::nvrtc_version() {
                 text.push_str(&format!("nvrtc: {major}.{minor}\n"));

@@ -18,6 +18,8 @@ use std::sync::mpsc;
 use std::sync::{Arc, Condvar, Mutex, MutexGuard};
 use std::time::{Duration, Instant};
 
+use super::cost_model::{CpuModel, GpuModel};
+
 /// One unit of work.
 pub trait Job: Send + 'static {
     type Output: Send + 'static;
@@ -79,9 +81,40 @@ impl std::fmt::Display for ScheduleError {
     }
 }
 
+/// How [`Scheduler::submit`] chooses between the caller's thread and the
+/// devices for one synchronous call.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Routing {
+    /// A call goes to a device only when its result is expected back sooner
+    /// than the caller would have it by running the call itself: the queue's
+    /// wait plus a launch's time at the batch size it would join, against
+    /// the call's time on one CPU thread, both learned from this process's
+    /// own runs. A queued call not yet taken by a device when its CPU time
+    /// has passed is taken back and run by its caller. The default.
+    Cost,
+    /// Every call of concurrent callers joins the device queue; a lone
+    /// caller's call below `inline_cost_below` runs on its thread. For
+    /// measurements (`SEQSHIM_ROUTING=coalesce`).
+    Coalesce,
+}
+
+/// A device's result must come this many times sooner than the caller's own
+/// before a call is sent: estimates are noisy, and a caller that waits for
+/// a device leaves its core idle.
+const DEVICE_MARGIN: f64 = 1.25;
+/// Without a launch in this long, one call is sent to an idle device anyway,
+/// so that a model that turned pessimistic (a slow first launch, a GPU
+/// shared with a process that has since finished) is corrected. Costs one
+/// caller one device round trip per interval at most.
+const EXPLORE_EVERY: Duration = Duration::from_secs(1);
+
 /// Tunables of one scheduler.
 #[derive(Clone, Debug)]
 pub struct Options {
+    /// Names the family in the per-second report (`SEQSHIM_LOG=info`).
+    pub name: &'static str,
+    /// How synchronous calls are placed.
+    pub routing: Routing,
     /// Jobs allowed to wait in the queue before submitters block.
     pub queue_limit: usize,
     /// How long an executor waits for more jobs before launching a batch
@@ -99,6 +132,8 @@ impl Default for Options {
     fn default() -> Self {
         let config = super::config::get();
         Options {
+            name: "jobs",
+            routing: config.routing,
             queue_limit: 65_536,
             linger: config.batch_linger,
             inline_cost_below: u64::MAX,
@@ -118,6 +153,8 @@ pub struct Stats {
     pub largest_batch: AtomicU64,
     pub rescued_jobs: AtomicU64,
     pub failed_batches: AtomicU64,
+    /// Queued calls their callers took back and ran themselves.
+    pub reclaimed_jobs: AtomicU64,
 }
 
 impl Stats {
@@ -131,6 +168,7 @@ impl Stats {
             largest_batch: load(&self.largest_batch),
             rescued_jobs: load(&self.rescued_jobs),
             failed_batches: load(&self.failed_batches),
+            reclaimed_jobs: load(&self.reclaimed_jobs),
         }
     }
 }
@@ -145,6 +183,7 @@ pub struct StatsSnapshot {
     pub largest_batch: u64,
     pub rescued_jobs: u64,
     pub failed_batches: u64,
+    pub reclaimed_jobs: u64,
 }
 
 type Reply<T> = mpsc::SyncSender<Result<T, ScheduleError>>;
@@ -154,14 +193,24 @@ struct Ticket<J: Job> {
     reply: Reply<J::Output>,
     /// `job.cost()`, taken once when queued.
     cost: u64,
+    /// Finds the ticket in the queue when its caller takes it back.
+    id: u64,
 }
 
 impl<J: Job> Ticket<J> {
     /// A ticket for a job of this cost (computed once, outside the lock) and
     /// the receiver its reply arrives on.
-    fn new(job: J, cost: u64) -> (Self, mpsc::Receiver<Result<J::Output, ScheduleError>>) {
+    fn new(job: J, cost: u64, id: u64) -> (Self, mpsc::Receiver<Result<J::Output, ScheduleError>>) {
         let (reply, receiver) = mpsc::sync_channel(1);
-        (Ticket { job, reply, cost }, receiver)
+        (
+            Ticket {
+                job,
+                reply,
+                cost,
+                id,
+            },
+            receiver,
+        )
     }
 }
 
@@ -174,14 +223,30 @@ struct State<J: Job> {
     /// Executors inside `take_batch` (waiting for work or taking it).
     idle_executors: usize,
     shutting_down: bool,
+    /// Sum of the queued tickets' costs.
+    queued_cost: u64,
+    /// When each busy executor's batch is expected to end (by executor).
+    busy_until: Vec<Option<Instant>>,
+    next_ticket: u64,
 }
 
-struct Shared<J: Job> {
+pub struct Shared<J: Job> {
     state: Mutex<State<J>>,
     work_ready: Condvar,
     space_free: Condvar,
     options: Options,
     stats: Stats,
+    /// A call's time on its caller's thread, by cost.
+    cpu_model: CpuModel,
+    /// A launch's time, by the batch's cost.
+    gpu_model: GpuModel,
+    /// The scheduler's clock: launches and reports are timed from here.
+    epoch: Instant,
+    /// When the last batch was taken (ms on the scheduler's clock).
+    last_launch_ms: AtomicU64,
+    /// Calls running on their callers' threads that routing counts.
+    running_here: std::sync::atomic::AtomicUsize,
+    report: Report,
 }
 
 impl<J: Job> Shared<J> {
@@ -190,12 +255,244 @@ impl<J: Job> Shared<J> {
         // between two plain field updates; the state stays consistent.
         self.state.lock().unwrap_or_else(|p| p.into_inner())
     }
+
+    /// Runs a job on the caller's thread, timing it for the CPU model.
+    fn run_here(&self, job: &J, cost: u64) -> Result<J::Output, ScheduleError> {
+        let _timer = HereTimer::start(self, cost, true);
+        run_cpu_caught(job)
+    }
+
+    /// Whether other callers are at work: queued, waiting, or running a
+    /// call on their own thread that routing saw.
+    fn others_active(&self, state: &State<J>) -> bool {
+        state.active_callers > 0
+            || !state.queue.is_empty()
+            || self.running_here.load(Ordering::Relaxed) > 0
+    }
+
+    /// Where a call of `cost` goes under [`Routing::Cost`]: `None` for the
+    /// caller's thread, `Some(patience)` for the device queue, taken back
+    /// if no device has taken it within `patience`.
+    fn cost_route(
+        &self,
+        state: &State<J>,
+        cost: u64,
+        cpu: Option<Duration>,
+    ) -> Option<Option<Duration>> {
+        let cpu = cpu?;
+        if state.live_executors == 0 {
+            return None;
+        }
+        if !self.gpu_model.is_warm() {
+            // Until launches have been timed, one call at a time goes to an
+            // idle device (the others run here): a device that turns out
+            // slow costs one caller one round trip, not every caller a wait.
+            let probing = state.queue.is_empty() && state.idle_executors == state.live_executors;
+            return probing.then_some(Some(cpu));
+        }
+        let now = Instant::now();
+        let wait = if state.idle_executors > 0 {
+            Duration::ZERO
+        } else {
+            state
+                .busy_until
+                .iter()
+                .flatten()
+                .map(|end| end.saturating_duration_since(now))
+                .min()
+                .unwrap_or(Duration::ZERO)
+        };
+        let launch = self
+            .gpu_model
+            .launch(state.queued_cost.saturating_add(cost));
+        if (wait + launch).mul_f64(DEVICE_MARGIN) < cpu {
+            return Some(Some(cpu.saturating_sub(launch)));
+        }
+        // An idle device that has not launched for a while gets this call,
+        // so that its model follows what it can do now.
+        (state.idle_executors > 0 && self.explore_due()).then_some(Some(cpu))
+    }
+
+    /// Waits for a queued call's result; when no device has taken the call
+    /// within `patience`, takes it back and runs it here.
+    fn wait_or_reclaim(
+        &self,
+        receiver: &mpsc::Receiver<Result<J::Output, ScheduleError>>,
+        id: u64,
+        patience: Option<Duration>,
+    ) -> Result<J::Output, ScheduleError> {
+        let Some(patience) = patience else {
+            return wait(receiver);
+        };
+        match receiver.recv_timeout(patience) {
+            Ok(result) => return result,
+            Err(mpsc::RecvTimeoutError::Disconnected) => {
+                return Err(ScheduleError("internal: executor dropped a job".into()));
+            }
+            Err(mpsc::RecvTimeoutError::Timeout) => {}
+        }
+        let reclaimed = {
+            let mut state = self.lock();
+            let at = state.queue.iter().position(|t| t.id == id);
+            let ticket = at.and_then(|at| state.queue.remove(at));
+            if let Some(t) = &ticket {
+                state.queued_cost = state.queued_cost.saturating_sub(t.cost);
+            }
+            ticket
+        };
+        match reclaimed {
+            Some(ticket) => {
+                self.space_free.notify_all();
+                self.stats.reclaimed_jobs.fetch_add(1, Ordering::Relaxed);
+                self.run_here(&ticket.job, ticket.cost)
+            }
+            // A device has it: its result is on the way.
+            None => wait(receiver),
+        }
+    }
+
+    fn ms_since_epoch(&self, at: Instant) -> u64 {
+        at.saturating_duration_since(self.epoch).as_millis() as u64
+    }
+
+    /// Whether no batch was launched for [`EXPLORE_EVERY`].
+    fn explore_due(&self) -> bool {
+        let now = self.ms_since_epoch(Instant::now());
+        now.saturating_sub(self.last_launch_ms.load(Ordering::Relaxed))
+            > EXPLORE_EVERY.as_millis() as u64
+    }
+
+    /// With `SEQSHIM_LOG=info`, one line per second of work at most: how
+    /// many calls ran where, and the mean device batch.
+    fn maybe_report(&self) {
+        if !super::log::enabled(super::config::LogLevel::Info) {
+            return;
+        }
+        let now = self.ms_since_epoch(Instant::now());
+        let due = self.report.next_ms.load(Ordering::Relaxed);
+        if now < due
+            || self
+                .report
+                .next_ms
+                .compare_exchange(due, now + 1000, Ordering::Relaxed, Ordering::Relaxed)
+                .is_err()
+        {
+            return;
+        }
+        let current = self.stats.snapshot();
+        let mut last = self.report.last.lock().unwrap_or_else(|p| p.into_inner());
+        let (before, since_ms) = *last;
+        *last = (current, now);
+        drop(last);
+        let here = current.inline_jobs - before.inline_jobs;
+        let queued = current.queued_jobs - before.queued_jobs;
+        let batches = current.batches - before.batches;
+        let batched = current.batched_jobs - before.batched_jobs;
+        if here + queued == 0 {
+            return;
+        }
+        crate::log_info!(
+            "{}: last {:.1} s: {here} ran on the callers' threads ({} taken back from the queue), \
+             {queued} queued for the GPU, {batches} launches of {:.1} on average, {} rescued on the CPU",
+            self.options.name,
+            now.saturating_sub(since_ms) as f64 / 1e3,
+            current.reclaimed_jobs - before.reclaimed_jobs,
+            if batches == 0 {
+                0.0
+            } else {
+                batched as f64 / batches as f64
+            },
+            current.rescued_jobs - before.rescued_jobs,
+        );
+    }
+}
+
+/// The per-second report's state: when the next is due and the counters
+/// the last one saw.
+#[derive(Default)]
+struct Report {
+    next_ms: AtomicU64,
+    last: Mutex<(StatsSnapshot, u64)>,
 }
 
 /// Routes jobs of one family to its devices and the CPU.
 pub struct Scheduler<J: Job> {
     shared: Arc<Shared<J>>,
     labels: Vec<String>,
+}
+
+/// Where a synchronous call runs; see [`Scheduler::route`].
+pub enum Route<'a, J: Job> {
+    /// On the caller's thread, timed by the timer (hold it while the call
+    /// runs: its drop records the time).
+    Here(HereTimer<'a, J>),
+    /// On a device, through [`Scheduler::submit_routed`] with this patience.
+    Device(Option<Duration>),
+}
+
+/// Times a call its caller runs itself, for the CPU model (one run in a
+/// few once the call's size class is known), and while routing may still
+/// look for concurrent callers, counts it as one.
+pub struct HereTimer<'a, J: Job> {
+    shared: &'a Shared<J>,
+    cost: u64,
+    started: Option<Instant>,
+    counted: bool,
+}
+
+impl<'a, J: Job> HereTimer<'a, J> {
+    fn start(shared: &'a Shared<J>, cost: u64, counted: bool) -> Self {
+        // Exactly on the locked paths; in batches on the lock-free one.
+        let nth = count_here(&shared.stats.inline_jobs, !counted);
+        if counted {
+            shared.running_here.fetch_add(1, Ordering::Relaxed);
+        }
+        let started = shared
+            .cpu_model
+            .wants_sample(cost, nth as u32)
+            .then(Instant::now);
+        HereTimer {
+            shared,
+            cost,
+            started,
+            counted,
+        }
+    }
+}
+
+impl<J: Job> Drop for HereTimer<'_, J> {
+    fn drop(&mut self) {
+        if let Some(started) = self.started {
+            self.shared.cpu_model.record(self.cost, started.elapsed());
+        }
+        if self.counted {
+            self.shared.running_here.fetch_sub(1, Ordering::Relaxed);
+        }
+        self.shared.maybe_report();
+    }
+}
+
+/// Counts a call run on its caller's thread and returns a per-thread
+/// sequence number for sampling. `batched`: counted a batch at a time per
+/// thread, for the lock-free path, where many threads running cheap calls
+/// would otherwise all write one counter's cache line at every call; the
+/// counter then lags by less than a batch per thread.
+fn count_here(counter: &AtomicU64, batched: bool) -> u64 {
+    const BATCH: u64 = 32;
+    thread_local! {
+        static CALLS: std::cell::Cell<u64> = const { std::cell::Cell::new(0) };
+    }
+    let nth = CALLS.with(|c| {
+        let n = c.get() + 1;
+        c.set(n);
+        n
+    });
+    if !batched {
+        counter.fetch_add(1, Ordering::Relaxed);
+    } else if nth % BATCH == 0 {
+        counter.fetch_add(BATCH, Ordering::Relaxed);
+    }
+    nth
 }
 
 /// Runs jobs on the CPU pool only, in input order, without touching any
@@ -240,20 +537,33 @@ impl<J: Job> Scheduler<J> {
                 live_executors: 0,
                 idle_executors: 0,
                 shutting_down: false,
+                queued_cost: 0,
+                busy_until: Vec::new(),
+                next_ticket: 0,
             }),
             work_ready: Condvar::new(),
             space_free: Condvar::new(),
             options,
             stats: Stats::default(),
+            cpu_model: CpuModel::default(),
+            gpu_model: GpuModel::default(),
+            epoch: Instant::now(),
+            last_launch_ms: AtomicU64::new(0),
+            running_here: std::sync::atomic::AtomicUsize::new(0),
+            report: Report::default(),
         });
         let mut labels = Vec::new();
         for (index, runner) in runners.into_iter().enumerate() {
             let label = runner.label();
             let worker = shared.clone();
-            shared.lock().live_executors += 1;
+            {
+                let mut state = shared.lock();
+                state.live_executors += 1;
+                state.busy_until.push(None);
+            }
             let spawned = std::thread::Builder::new()
                 .name(format!("seqshim-gpu-{index}"))
-                .spawn(move || executor_loop(worker, runner));
+                .spawn(move || executor_loop(worker, runner, index));
             match spawned {
                 Ok(_) => labels.push(label),
                 Err(e) => {
@@ -279,28 +589,82 @@ impl<J: Job> Scheduler<J> {
         self.shared.stats.snapshot()
     }
 
-    /// Runs one job and returns its result. A lone caller with a cheap job
-    /// runs it on its own thread; otherwise the job joins the device queue.
+    /// Runs one job and returns its result, on the caller's thread or on a
+    /// device as [`Options::routing`] decides (see [`Routing`]).
     pub fn submit(&self, job: J) -> Result<J::Output, ScheduleError> {
-        let shared = &self.shared;
-        let eligible = job.gpu_eligible();
         let cost = job.cost();
-        let cheap = cost < shared.options.inline_cost_below;
-        let mut state = shared.lock();
-        let others_active = state.active_callers > 0 || !state.queue.is_empty();
-        let inline = state.live_executors == 0 || !eligible || (!others_active && cheap);
-        state.active_callers += 1;
-        if inline {
-            drop(state);
-            shared.stats.inline_jobs.fetch_add(1, Ordering::Relaxed);
-            let output = run_cpu_caught(&job);
-            shared.lock().active_callers -= 1;
-            return output;
+        if !job.gpu_eligible() {
+            return self.shared.run_here(&job, cost);
         }
-        let (ticket, receiver) = Ticket::new(job, cost);
+        match self.route(cost) {
+            Route::Here(timer) => {
+                let output = run_cpu_caught(&job);
+                drop(timer);
+                output
+            }
+            Route::Device(patience) => self.submit_routed(job, patience),
+        }
+    }
+
+    /// Where a synchronous call of `cost` should run, decided before its
+    /// job is built: a call that runs on its caller's thread needs no job
+    /// (no copy of its inputs), and its caller runs it with its own code.
+    pub fn route(&self, cost: u64) -> Route<'_, J> {
+        let shared = &*self.shared;
+        let here = |counted: bool| Route::Here(HereTimer::start(shared, cost, counted));
+        if self.labels.is_empty() {
+            return here(false);
+        }
+        let cpu = shared.cpu_model.estimate(cost);
+        if shared.options.routing == Routing::Cost {
+            match cpu {
+                // Learn what the call costs here before weighing a device.
+                None => return here(true),
+                // Without a lock: even an idle device alone would be slower.
+                Some(cpu)
+                    if shared.gpu_model.is_warm()
+                        && cpu <= shared.gpu_model.launch(cost).mul_f64(DEVICE_MARGIN)
+                        && !shared.explore_due() =>
+                {
+                    return here(false);
+                }
+                Some(_) => {}
+            }
+        }
+        let state = shared.lock();
+        let route = match shared.options.routing {
+            Routing::Coalesce => {
+                let cheap = cost < shared.options.inline_cost_below;
+                (state.live_executors > 0 && (shared.others_active(&state) || !cheap))
+                    .then_some(None)
+            }
+            Routing::Cost => shared.cost_route(&state, cost, cpu),
+        };
+        drop(state);
+        match route {
+            Some(patience) => Route::Device(patience),
+            None => here(true),
+        }
+    }
+
+    /// Queues a job [`Scheduler::route`] sent to the devices and waits for
+    /// its result, taking it back to run here if no device has taken it
+    /// within `patience`.
+    pub fn submit_routed(
+        &self,
+        job: J,
+        patience: Option<Duration>,
+    ) -> Result<J::Output, ScheduleError> {
+        let shared = &self.shared;
+        let cost = job.cost();
+        let mut state = shared.lock();
+        state.active_callers += 1;
+        let id = state.next_ticket;
+        state.next_ticket += 1;
+        let (ticket, receiver) = Ticket::new(job, cost, id);
         let outcome = match enqueue(shared, state, ticket) {
-            Ok(()) => wait(&receiver),
-            Err(ticket) => run_cpu_caught(&ticket.job),
+            Ok(()) => shared.wait_or_reclaim(&receiver, id, patience),
+            Err(ticket) => shared.run_here(&ticket.job, cost),
         };
         shared.lock().active_callers -= 1;
         outcome
@@ -375,7 +739,9 @@ impl<J: Job> Scheduler<J> {
         let mut handed = Vec::with_capacity(jobs.len());
         for job in jobs {
             let cost = job.cost();
-            let (ticket, receiver) = Ticket::new(job, cost);
+            let id = state.next_ticket;
+            state.next_ticket += 1;
+            let (ticket, receiver) = Ticket::new(job, cost, id);
             let (after, pushed) = push(shared, state, ticket);
             state = after;
             handed.push(match pushed {
@@ -478,6 +844,7 @@ fn push<'a, J: Job>(
     if state.live_executors == 0 {
         return (state, Err(ticket));
     }
+    state.queued_cost = state.queued_cost.saturating_add(ticket.cost);
     state.queue.push_back(ticket);
     shared.stats.queued_jobs.fetch_add(1, Ordering::Relaxed);
     (state, Ok(()))
@@ -489,17 +856,22 @@ fn wait<T>(receiver: &mpsc::Receiver<Result<T, ScheduleError>>) -> Result<T, Sch
         .unwrap_or_else(|_| Err(ScheduleError("internal: executor dropped a job".into())))
 }
 
-fn executor_loop<J: Job>(shared: Arc<Shared<J>>, mut runner: Box<dyn BatchRunner<J>>) {
+fn executor_loop<J: Job>(
+    shared: Arc<Shared<J>>,
+    mut runner: Box<dyn BatchRunner<J>>,
+    index: usize,
+) {
     let label = runner.label();
     let capacity = runner.capacity().max(1);
     let max_cost = runner.max_batch_cost().max(1);
     let min_cost = runner.min_batch_cost().min(max_cost);
     let mut consecutive_failures = 0;
     loop {
-        let batch = match take_batch(&shared, capacity, min_cost..=max_cost) {
+        let batch = match take_batch(&shared, capacity, min_cost..=max_cost, index) {
             Some(batch) => batch,
             None => break,
         };
+        let batch_cost = batch.iter().fold(0u64, |sum, t| sum.saturating_add(t.cost));
         let (jobs, replies): (Vec<J>, Vec<Reply<J::Output>>) =
             batch.into_iter().map(|t| (t.job, t.reply)).unzip();
         let stats = &shared.stats;
@@ -522,6 +894,10 @@ fn executor_loop<J: Job>(shared: Arc<Shared<J>>, mut runner: Box<dyn BatchRunner
         let outputs = match outcome {
             Ok(outputs) if outputs.len() == jobs.len() => {
                 consecutive_failures = 0;
+                // A first launch also pays one-time costs (module loading,
+                // memory growth): the model starts pessimistic, the safe
+                // side, and forgets it within a few launches.
+                shared.gpu_model.record(batch_cost, started.elapsed());
                 crate::log_debug!(
                     "{label}: batch of {} in {:.3} ms",
                     jobs.len(),
@@ -546,6 +922,7 @@ fn executor_loop<J: Job>(shared: Arc<Shared<J>>, mut runner: Box<dyn BatchRunner
             }
         };
         deliver(&shared, jobs, replies, outputs, &label);
+        shared.maybe_report();
 
         if consecutive_failures >= shared.options.max_consecutive_failures {
             crate::log_warn!(
@@ -564,9 +941,11 @@ fn take_batch<J: Job>(
     shared: &Shared<J>,
     capacity: usize,
     cost: std::ops::RangeInclusive<u64>,
+    executor: usize,
 ) -> Option<Vec<Ticket<J>>> {
     let mut state = shared.lock();
     state.idle_executors += 1;
+    state.busy_until[executor] = None;
     while state.queue.is_empty() {
         if state.shutting_down {
             state.idle_executors -= 1;
@@ -602,6 +981,13 @@ fn take_batch<J: Job>(
     state.idle_executors -= 1;
     let take = batch_len(state.queue.iter().map(|t| t.cost), share, capacity, &cost);
     let batch: Vec<Ticket<J>> = state.queue.drain(..take).collect();
+    let taken = batch.iter().fold(0u64, |sum, t| sum.saturating_add(t.cost));
+    state.queued_cost = state.queued_cost.saturating_sub(taken);
+    let now = Instant::now();
+    state.busy_until[executor] = Some(now + shared.gpu_model.launch(taken));
+    shared
+        .last_launch_ms
+        .store(shared.ms_since_epoch(now), Ordering::Relaxed);
     drop(state);
     shared.space_free.notify_all();
     Some(batch)
@@ -666,6 +1052,7 @@ fn retire<J: Job>(shared: &Arc<Shared<J>>) {
         let mut state = shared.lock();
         state.live_executors -= 1;
         if state.live_executors == 0 {
+            state.queued_cost = 0;
             state.queue.drain(..).collect()
         } else {
             Vec::new()
@@ -748,6 +1135,8 @@ mod tests {
 
     fn options(strict: bool) -> Options {
         Options {
+            name: "test",
+            routing: Routing::Coalesce,
             queue_limit: 64,
             linger: Duration::ZERO,
             inline_cost_below: 1_000,
@@ -1158,5 +1547,140 @@ mod tests {
             .expect_err("the rescued panicking job fails");
         assert!(why.0.contains("a bug in the CPU path"), "{why}");
         assert_eq!(results[2], Ok((81, "cpu")));
+    }
+
+    /// A job that takes `cpu` on the caller's thread.
+    struct Nap {
+        x: u64,
+        cpu: Duration,
+    }
+
+    impl Job for Nap {
+        type Output = (u64, &'static str);
+        fn run_cpu(&self) -> Self::Output {
+            std::thread::sleep(self.cpu);
+            (self.x + 1, "cpu")
+        }
+        fn cost(&self) -> u64 {
+            100
+        }
+    }
+
+    /// A device whose every launch takes `latency`, or stalls for a long
+    /// time while `stall` is set.
+    struct NapDevice {
+        latency: Duration,
+        stall: Arc<std::sync::atomic::AtomicBool>,
+    }
+
+    impl BatchRunner<Nap> for NapDevice {
+        fn label(&self) -> String {
+            "nap device".into()
+        }
+        fn capacity(&self) -> usize {
+            1024
+        }
+        fn run_batch(&mut self, jobs: &[Nap]) -> Result<Vec<Option<(u64, &'static str)>>, String> {
+            if self.stall.load(Ordering::Relaxed) {
+                std::thread::sleep(Duration::from_millis(400));
+            }
+            std::thread::sleep(self.latency);
+            Ok(jobs.iter().map(|j| Some((j.x + 1, "device"))).collect())
+        }
+    }
+
+    fn nap_scheduler(latency: Duration) -> (Scheduler<Nap>, Arc<std::sync::atomic::AtomicBool>) {
+        let stall = Arc::new(std::sync::atomic::AtomicBool::new(false));
+        let device = NapDevice {
+            latency,
+            stall: stall.clone(),
+        };
+        let opts = Options {
+            routing: Routing::Cost,
+            ..options(false)
+        };
+        (Scheduler::new(vec![Box::new(device)], opts), stall)
+    }
+
+    /// `threads` callers, `calls` each, of jobs taking `cpu`; every result
+    /// checked. Returns the wall time.
+    fn nap_callers(s: &Scheduler<Nap>, threads: u64, calls: u64, cpu: Duration) -> Duration {
+        let started = Instant::now();
+        std::thread::scope(|scope| {
+            for t in 0..threads {
+                scope.spawn(move || {
+                    for i in 0..calls {
+                        let x = t * 1_000_000 + i;
+                        assert_eq!(s.submit(Nap { x, cpu }).unwrap().0, x + 1);
+                    }
+                });
+            }
+        });
+        started.elapsed()
+    }
+
+    #[test]
+    fn cost_routing_keeps_calls_off_a_slow_device() {
+        // A launch takes 30 ms, a call 200 us: once a few launches are
+        // timed, calls stay on their callers' threads.
+        let (s, _) = nap_scheduler(Duration::from_millis(30));
+        let cpu = Duration::from_micros(200);
+        let took = nap_callers(&s, 8, 150, cpu);
+        let stats = s.stats();
+        // 150 calls of 200 us each per thread is 30 ms; the warm-up
+        // launches add a few device round trips.
+        assert!(
+            took < Duration::from_millis(600),
+            "took {took:?}, {stats:?}"
+        );
+        assert!(stats.batches <= 8, "{stats:?}");
+        assert!(stats.batched_jobs <= 40, "{stats:?}");
+    }
+
+    #[test]
+    fn cost_routing_sends_calls_to_a_fast_device() {
+        // A launch takes 1 ms whatever its size, a call 5 ms: the device
+        // wins, and concurrent callers share its launches.
+        let (s, _) = nap_scheduler(Duration::from_millis(1));
+        let cpu = Duration::from_millis(5);
+        nap_callers(&s, 8, 40, cpu);
+        let stats = s.stats();
+        assert!(stats.batched_jobs >= 8 * 40 / 2, "{stats:?}");
+        assert!(
+            stats.batched_jobs > stats.batches,
+            "launches are shared: {stats:?}"
+        );
+    }
+
+    #[test]
+    fn a_queued_call_no_device_takes_is_taken_back() {
+        let (s, stall) = nap_scheduler(Duration::from_millis(1));
+        let cpu = Duration::from_millis(10);
+        // Time the CPU (lone calls of an unknown size run here), then the
+        // device (launches of one job each; the first is not a sample).
+        for x in 0..2 {
+            assert_eq!(s.submit(Nap { x, cpu }), Ok((x + 1, "cpu")));
+        }
+        for x in 0..5 {
+            for queued in s.queue_many(vec![Nap { x, cpu }]) {
+                assert_eq!(queued.ok().unwrap().wait(), Ok((x + 1, "device")));
+            }
+        }
+        // The device now stalls on a job of its own; a call queued behind
+        // it is taken back after about its CPU time and run here.
+        stall.store(true, Ordering::Relaxed);
+        let blocker = s.queue_many(vec![Nap { x: 7, cpu }]);
+        std::thread::sleep(Duration::from_millis(20));
+        let started = Instant::now();
+        assert_eq!(s.submit(Nap { x: 41, cpu }), Ok((42, "cpu")));
+        let took = started.elapsed();
+        assert!(
+            took < Duration::from_millis(200),
+            "waited {took:?} for a stalled device"
+        );
+        assert_eq!(s.stats().reclaimed_jobs, 1, "{:?}", s.stats());
+        for queued in blocker {
+            assert_eq!(queued.ok().unwrap().wait(), Ok((8, "device")));
+        }
     }
 }

@@ -439,7 +439,7 @@ pub unsafe extern "C" fn seqshim_gact_extend(
 }
 
 /// [`seqshim_gact_align_tile`] on `n` tiles with one scoring, run on
-/// seqshim's CPU pool. Request `k` writes its states to `ops_arena + k *
+/// every GPU in use and seqshim's CPU pool. Request `k` writes its states to `ops_arena + k *
 /// ops_stride` (at most `ops_stride`) and its result to `results[k]`. A
 /// request with `ref_len == -1` is an idle slot: skipped, its result zeroed.
 ///
@@ -555,8 +555,10 @@ pub unsafe extern "C" fn seqshim_gact_align_tile_batch(
     })
 }
 
-/// [`seqshim_gact_extend`] on `n` seeds with one scoring and tiling, run on
-/// seqshim's CPU pool. Request `k` writes its gapped strings to its own
+/// [`seqshim_gact_extend`] on `n` seeds with one scoring and tiling: with a
+/// GPU in use and at least 1,024 seeds, all extensions advance one tile per
+/// round with every round's tiles on the GPUs; otherwise each extension
+/// runs on seqshim's CPU pool. Request `k` writes its gapped strings to its own
 /// `aligned_ref`/`aligned_query` (at most its `cap` bytes each), its fields
 /// to `out[k]` and its status to `status[k]` (0, or the negative status
 /// `seqshim_gact_extend` would return; `out[k]` zeroed on an error).
@@ -691,5 +693,30 @@ pub unsafe extern "C" fn seqshim_gact_extend_batch(
             }
         }
         first_error
+    })
+}
+
+/// Where the tiles of [`seqshim_gact_align_tile_batch`] ran so far in this
+/// process: `*on_gpu` tiles on a GPU, `*on_cpu` on the CPU (either pointer
+/// may be null). Returns the number of GPUs that run GACT tiles: 0 when no
+/// GPU is in use (`seqshim_backend_info` says why) or the GACT kernel is
+/// unavailable on every GPU.
+///
+/// # Safety
+/// `on_gpu` and `on_cpu` must each be null or valid for one write.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn seqshim_gact_tile_routing(on_gpu: *mut u64, on_cpu: *mut u64) -> i32 {
+    ffi_guard!({
+        let (gpu, cpu, devices) = gact::tile_routing();
+        // SAFETY: each pointer is null or valid for one write per the contract.
+        unsafe {
+            if let Some(out) = on_gpu.as_mut() {
+                *out = gpu;
+            }
+            if let Some(out) = on_cpu.as_mut() {
+                *out = cpu;
+            }
+        }
+        i32::try_from(devices.len()).unwrap_or(i32::MAX)
     })
 }

@@ -1,8 +1,9 @@
 //! GACT as a family of the engine: a tile (`AlignWithBT`) and a whole
-//! extension (`GACT`) are each one job. There is no kernel yet, so both
-//! families run every job on the engine's CPU pool; the batch entry points
-//! hand whole batches to [`Scheduler::run_all`], which is where a GPU
-//! runner will plug in.
+//! extension (`GACT`) are each one job. Tiles run on every GPU in use
+//! (`gpu::TileRunner`) and on the CPU pool. A large batch of extensions
+//! with a GPU in use advances in lock-step, one tile of every extension per
+//! round, each round's tiles a tile batch (darwin-gpu's `GACT_Batch`
+//! scheme); otherwise every extension is one job on the CPU pool.
 
 use std::sync::Arc;
 
@@ -10,7 +11,8 @@ use crate::engine::device::{DeviceError, Gpu};
 use crate::engine::family::{self, Family};
 use crate::engine::scheduler::{BatchRunner, Job, ScheduleError};
 
-use super::{Alignment, ExtendOptions, GactError, Params, TileOptions, TileResult};
+use super::extend::{Extension, TileRequest};
+use super::{Alignment, ExtendOptions, GactError, MAX_TILE_LEN, Params, TileOptions, TileResult};
 
 /// One tile to align, owning its bases so that it can wait in a queue.
 #[derive(Debug, Clone)]
@@ -28,9 +30,27 @@ impl Job for TileJob {
         super::align_tile(&self.ref_, &self.query, &self.params, self.opts)
     }
 
+    fn gpu_eligible(&self) -> bool {
+        self.kernel_takes()
+    }
+
     /// DP cells.
     fn cost(&self) -> u64 {
         (self.ref_.len() as u64).max(1) * (self.query.len() as u64).max(1)
+    }
+}
+
+impl TileJob {
+    /// Whether the GPU kernel computes this tile: both sides 1..=511, and
+    /// inputs the CPU path accepts (the CPU path answers the others at once,
+    /// with its empty result or its error).
+    pub fn kernel_takes(&self) -> bool {
+        let (m, n) = (self.ref_.len(), self.query.len());
+        let inside = |p: i32, len: usize| p >= 0 && p as usize <= len;
+        (1..=MAX_TILE_LEN).contains(&m)
+            && (1..=MAX_TILE_LEN).contains(&n)
+            && self.params.validate().is_ok()
+            && (self.opts.first || (inside(self.opts.ref_pos, m) && inside(self.opts.query_pos, n)))
     }
 }
 
@@ -61,20 +81,22 @@ impl Job for ExtendJob {
     }
 }
 
-/// GACT tiles as a family of the engine (CPU pool only for now).
+/// GACT tiles as a family of the engine: one runner per GPU.
 pub struct GactTiles;
 
 impl Family for GactTiles {
     const NAME: &'static str = "GACT";
-    const KERNEL: &'static str = "";
+    const KERNEL: &'static str = "gact";
     type Job = TileJob;
 
-    fn runners(_: &Arc<Gpu>) -> Result<Vec<Box<dyn BatchRunner<TileJob>>>, DeviceError> {
-        Ok(Vec::new())
+    fn runners(gpu: &Arc<Gpu>) -> Result<Vec<Box<dyn BatchRunner<TileJob>>>, DeviceError> {
+        Ok(vec![Box::new(super::gpu::TileRunner::new(gpu.clone())?)])
     }
 }
 
-/// GACT extensions as a family of the engine (CPU pool only for now).
+/// GACT extensions as a family of the engine, for the CPU pool: on a GPU
+/// extensions run as rounds of tile batches ([`extend_all`]), so this
+/// family names no kernel and starts no device.
 pub struct GactExtensions;
 
 impl Family for GactExtensions {
@@ -87,12 +109,27 @@ impl Family for GactExtensions {
     }
 }
 
+/// Where the tiles of this process ran so far: (on a GPU, on the CPU),
+/// and the GPUs the tile family uses. Starts the family (and so the GPUs)
+/// if nothing did yet.
+pub fn tile_routing() -> (u64, u64, Vec<String>) {
+    let scheduler = family::scheduler::<GactTiles>();
+    let s = scheduler.stats();
+    let on_gpu = s.batched_jobs.saturating_sub(s.rescued_jobs);
+    (
+        on_gpu,
+        s.inline_jobs + s.rescued_jobs,
+        scheduler.devices().to_vec(),
+    )
+}
+
 fn flatten<T>(result: Result<Result<T, GactError>, ScheduleError>) -> Result<T, GactError> {
     result.unwrap_or_else(|e| Err(GactError::NotRun(e.0)))
 }
 
-/// Aligns many tiles at once on the engine's CPU pool; results in input
-/// order, each identical to [`super::align_tile`] on the same job.
+/// Aligns many tiles at once, on every GPU in use and the engine's CPU
+/// pool; results in input order, each identical to [`super::align_tile`]
+/// on the same job.
 pub fn align_tiles(jobs: Vec<TileJob>) -> Vec<Result<TileResult, GactError>> {
     if jobs.is_empty() {
         return Vec::new();
@@ -104,16 +141,146 @@ pub fn align_tiles(jobs: Vec<TileJob>) -> Vec<Result<TileResult, GactError>> {
         .collect()
 }
 
-/// Runs many extensions at once on the engine's CPU pool; results in input
-/// order, each identical to [`super::extend`] on the same job.
+/// Fewest extensions worth lock-step rounds on the GPUs: each round waits
+/// for its slowest tile and pays a launch, so a small batch finishes sooner
+/// as independent jobs on the CPU pool. A round of 1,024 tiles of 320 x 320
+/// is about 100 M cells, a fraction of a GPU's launch; not measured.
+const LOCKSTEP_MIN: usize = 1024;
+
+/// Runs many extensions at once; results in input order, each identical to
+/// [`super::extend`] on the same job. With a GPU in use and at least
+/// [`LOCKSTEP_MIN`] extensions they advance in lock-step with every round's
+/// tiles on the GPUs; otherwise each is one job on the engine's CPU pool.
 pub fn extend_all(jobs: Vec<ExtendJob>) -> Vec<Result<Alignment, GactError>> {
     if jobs.is_empty() {
         return Vec::new();
+    }
+    if jobs.len() >= LOCKSTEP_MIN && family::scheduler::<GactTiles>().has_devices() {
+        return extend_lockstep(&jobs, align_tiles);
     }
     family::scheduler::<GactExtensions>()
         .run_all(jobs)
         .into_iter()
         .map(flatten)
+        .collect()
+}
+
+/// One extension of a lock-step run.
+struct Slot<'a> {
+    job: &'a ExtendJob,
+    /// `None` once finished (or failed).
+    ext: Option<Extension>,
+    /// The tile asked for in the current round.
+    tile: Option<TileRequest>,
+    out: Option<Result<Alignment, GactError>>,
+}
+
+impl Slot<'_> {
+    /// This round's tile, or `None` (and the result) when finished.
+    fn next(&mut self) -> Option<TileJob> {
+        let ext = self.ext.as_mut()?;
+        match ext.next_tile() {
+            Some(req) => {
+                let job = TileJob {
+                    ref_: self.job.ref_[req.ref_range.clone()].to_vec(),
+                    query: self.job.query[req.query_range.clone()].to_vec(),
+                    params: self.job.params,
+                    opts: req.opts,
+                };
+                self.tile = Some(req);
+                Some(job)
+            }
+            None => {
+                if let Some(ext) = self.ext.take() {
+                    self.out = Some(Ok(ext.finish(&self.job.params)));
+                }
+                None
+            }
+        }
+    }
+
+    /// Takes this round's tile result.
+    fn apply(&mut self, result: Result<TileResult, GactError>) {
+        let (Some(ext), Some(req)) = (self.ext.as_mut(), self.tile.take()) else {
+            return;
+        };
+        let applied = result.and_then(|r| {
+            ext.apply(
+                &self.job.ref_,
+                &self.job.query,
+                &req,
+                r.max_i,
+                r.max_j,
+                &r.ops,
+            )
+        });
+        if let Err(e) = applied {
+            self.ext = None;
+            self.out = Some(Err(e));
+        }
+    }
+}
+
+/// Advances every extension one tile per round, the round's tiles aligned
+/// together by `run_tiles` (results in input order); darwin-gpu's
+/// `GACT_Batch` scheme. Each result equals [`super::extend`]'s whenever
+/// `run_tiles` returns [`super::align_tile`]'s results.
+pub(super) fn extend_lockstep(
+    jobs: &[ExtendJob],
+    mut run_tiles: impl FnMut(Vec<TileJob>) -> Vec<Result<TileResult, GactError>>,
+) -> Vec<Result<Alignment, GactError>> {
+    use rayon::prelude::*;
+    let mut slots: Vec<Slot> = jobs
+        .iter()
+        .map(|job| {
+            let ext = Extension::new(&job.ref_, &job.query, &job.params, job.opts);
+            let (ext, out) = match ext {
+                Ok(ext) => (Some(ext), None),
+                Err(e) => (None, Some(Err(e))),
+            };
+            Slot {
+                job,
+                ext,
+                tile: None,
+                out,
+            }
+        })
+        .collect();
+    loop {
+        let (owners, tiles): (Vec<usize>, Vec<TileJob>) = crate::engine::cpu::install(|| {
+            slots
+                .par_iter_mut()
+                .enumerate()
+                .filter_map(|(k, slot)| slot.next().map(|tile| (k, tile)))
+                .unzip()
+        });
+        if tiles.is_empty() {
+            break;
+        }
+        let mut per_slot: Vec<Option<Result<TileResult, GactError>>> =
+            slots.iter().map(|_| None).collect();
+        let results = run_tiles(tiles);
+        for (k, result) in owners.into_iter().zip(results) {
+            per_slot[k] = Some(result);
+        }
+        crate::engine::cpu::install(|| {
+            slots
+                .par_iter_mut()
+                .zip(per_slot)
+                .for_each(|(slot, result)| match result {
+                    Some(result) => slot.apply(result),
+                    // A tile without a result ends its extension rather
+                    // than asking for the same tile forever.
+                    None => slot.apply(Err(GactError::NotRun("no result for its tile".into()))),
+                })
+        });
+    }
+    slots
+        .into_iter()
+        .map(|slot| {
+            slot.out
+                .unwrap_or_else(|| Err(GactError::NotRun("internal: extension lost".into())))
+        })
         .collect()
 }
 
@@ -131,6 +298,63 @@ mod tests {
                 b"ACGT"[(x % 4) as usize]
             })
             .collect()
+    }
+
+    /// Lock-step rounds (tiles on the CPU here) equal single extensions,
+    /// errors included: a bad anchor, a first tile that cannot advance
+    /// (O > T), lengths shorter than the slices, tiles of every size.
+    #[test]
+    fn lockstep_equals_single_extensions() {
+        let reference: Arc<[u8]> = seq(7, 4000).into();
+        let mut jobs = Vec::new();
+        for k in 0..60usize {
+            let start = 37 * k;
+            let mut query = seq(1000 + k as u64, 0);
+            // The query: a stretch of the reference with every 9th base changed.
+            query.extend(
+                reference[start..start + 900 + 13 * k]
+                    .iter()
+                    .enumerate()
+                    .map(|(i, &b)| if i % 9 == 4 { b"ACGT"[(i + k) % 4] } else { b }),
+            );
+            let tile = [16, 64, 128, 320, 511][k % 5];
+            let overlap = if k == 7 { tile + 5 } else { tile / 4 };
+            let query_pos = if k == 11 { query.len() as i32 + 1 } else { 450 };
+            jobs.push(ExtendJob {
+                ref_: reference.clone(),
+                query: query.into(),
+                params: if k % 2 == 0 {
+                    Params::darwin_default()
+                } else {
+                    Params::from_match_mismatch(2, -3, 0, -4, -1)
+                },
+                opts: ExtendOptions {
+                    tile_size: tile,
+                    tile_overlap: overlap,
+                    ref_pos: (start + 450) as i32,
+                    query_pos,
+                    ref_len: (k % 3 == 0).then_some(start + 700),
+                    query_len: None,
+                },
+            });
+        }
+        let singles: Vec<_> = jobs.iter().map(Job::run_cpu).collect();
+        assert!(singles.iter().any(Result::is_err) && singles.iter().any(Result::is_ok));
+        let mut rounds = 0;
+        let lockstep = extend_lockstep(&jobs, |tiles| {
+            rounds += 1;
+            tiles.iter().map(Job::run_cpu).collect()
+        });
+        assert_eq!(lockstep, singles);
+        assert!(rounds > 3);
+        // A tile batch that fails fails its extensions, and ends.
+        let failed = extend_lockstep(&jobs, |tiles| {
+            tiles
+                .iter()
+                .map(|_| Err(GactError::NotRun("device".into())))
+                .collect()
+        });
+        assert!(failed.iter().all(Result::is_err));
     }
 
     #[test]

@@ -22,6 +22,7 @@
 mod batch;
 mod error;
 mod extend;
+mod gpu;
 mod kernel;
 mod lane;
 mod rescore;
@@ -32,8 +33,11 @@ mod traceback;
 
 use std::cell::RefCell;
 
-pub use batch::{ExtendJob, GactExtensions, GactTiles, TileJob, align_tiles, extend_all};
+pub use batch::{
+    ExtendJob, GactExtensions, GactTiles, TileJob, align_tiles, extend_all, tile_routing,
+};
 pub use error::GactError;
+pub use gpu::TileRunner;
 pub use scoring::{MAX_ABS_SCORE, Params, base_code};
 pub use tile::TileAligner;
 

@@ -10,7 +10,7 @@ pub const MAX_ABS_SCORE: i32 = 1 << 19;
 /// Darwin scoring: a 5x5 substitution matrix over the codes A=0 C=1 G=2 T=3
 /// N/other=4, scored as `sub_mat[5 * code(query) + code(ref)]`, plus linear
 /// affine gaps: a gap of length L scores `gap_open + (L - 1) * gap_extend`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub struct Params {
     pub sub_mat: [i32; 25],
     /// Score (<= 0) of the first base of a gap.

@@ -1,4 +1,5 @@
-//! Arenas: device memory and pinned staging, allocated once and reused;
+//! Arenas: device memory and pinned staging, granted by the GPU's ledger,
+//! grown on demand and reused;
 //! fences and timing marks on an arena's stream; kernel launches.
 
 use std::sync::Arc;
@@ -20,6 +21,8 @@ impl Gpu {
             base: 0,
             capacity: 0,
             host_capacity: 0,
+            device_limit: usize::MAX,
+            host_limit: usize::MAX,
             pending: false,
             in_flight: Vec::new(),
             fences: std::collections::VecDeque::new(),
@@ -31,8 +34,9 @@ impl Gpu {
 /// A device buffer and a pinned host buffer, bound to one stream. The host
 /// buffer mirrors the start of the device buffer; it may be shorter, because
 /// families keep their device-only working arrays at the end of a launch's
-/// image and never copy them. Grows (never shrinks) to the largest batch
-/// seen, so steady-state batches allocate nothing.
+/// image and never copy them. Starts empty and grows (never shrinks) to the
+/// largest batch seen, so steady-state batches allocate nothing; its bytes
+/// count against the process's budget on the GPU ([`super::budget`]).
 ///
 /// Uploads, launches and downloads are queued on the arena's stream and
 /// return at once; `staging()` and `synchronize()` wait for them. A family
@@ -48,6 +52,10 @@ pub struct Arena {
     capacity: usize,
     /// Length of `staging`: uploads and downloads stay below it.
     host_capacity: usize,
+    /// How far growth by half again may take `capacity` and
+    /// `host_capacity` (see [`Arena::set_limits`]).
+    device_limit: usize,
+    host_limit: usize,
     /// Work queued on the stream that may still touch either buffer.
     pending: bool,
     /// Host ranges that queued copies may still read or write, each with
@@ -95,9 +103,20 @@ impl Arena {
         self.reserve_split(bytes, bytes)
     }
 
+    /// Caps how far [`Arena::reserve_split`]'s growth by half again goes:
+    /// a family's share of the budget for this arena (device) and of pinned
+    /// memory (host). A request above a limit is still served exactly.
+    pub fn set_limits(&mut self, device: usize, host: usize) {
+        self.device_limit = device;
+        self.host_limit = host;
+    }
+
     /// Makes room for `device_bytes` on the device of which the first
     /// `host_bytes` (at most `device_bytes`) are mirrored in pinned host
-    /// memory.
+    /// memory. Device bytes are granted by the GPU's ledger first; a grant
+    /// refused leaves the arena as it was, an allocation that fails leaves
+    /// it without that buffer. Either is an out-of-memory error
+    /// ([`DeviceError::is_out_of_memory`]).
     pub fn reserve_split(
         &mut self,
         device_bytes: usize,
@@ -108,48 +127,97 @@ impl Arena {
             return Ok(());
         }
         self.synchronize()?;
-        let grown = |want: usize, have: usize| {
-            if want <= have {
-                have
-            } else {
-                want.max(have + have / 2).next_multiple_of(1 << 16)
-            }
+        let grown = |want: usize, have: usize, limit: usize| {
+            let least = want.next_multiple_of(1 << 16);
+            (
+                least,
+                want.max(have + have / 2)
+                    .next_multiple_of(1 << 16)
+                    .min(limit.max(least)),
+            )
         };
-        let new_capacity = grown(device_bytes, self.capacity);
-        let new_host = grown(host_bytes, self.host_capacity).min(new_capacity);
-        shielded("arena allocation", || {
-            // Free the old buffers first so a regrowth does not need twice
-            // the memory.
+        if device_bytes > self.capacity {
+            let (least, most) = grown(device_bytes, self.capacity, self.device_limit);
+            let free = self.gpu.memory().ok().map(|(free, _)| free);
+            let granted = self.gpu.ledger.grant(self.capacity, least, most, free)?;
+            let new_capacity = (granted & !0xffff).max(least);
+            self.gpu.ledger.release(granted - new_capacity);
+            // The old buffer goes first so a regrowth does not need twice
+            // the memory (the ledger already counts the new size instead).
             self.device = None;
-            self.staging = None;
-            self.capacity = 0;
-            self.host_capacity = 0;
             self.base = 0;
-            // SAFETY: the device buffer is written by uploads or kernels
-            // before any read of the same bytes; nothing reads it uninitialised.
-            let device = unsafe { self.stream.alloc::<u8>(new_capacity) }
-                .map_err(|e| err(&format!("cuMemAlloc of {new_capacity} bytes failed"), e))?;
+            self.capacity = 0;
+            let stream = self.stream.clone();
+            let allocated = shielded("arena allocation", || {
+                // SAFETY: the device buffer is written by uploads or kernels
+                // before any read of the same bytes; nothing reads it
+                // uninitialised.
+                let device = unsafe { stream.alloc::<u8>(new_capacity) }.map_err(|e| {
+                    super::budget::out_of_memory(&format!(
+                        "cuMemAlloc of {new_capacity} bytes failed: {e:?}"
+                    ))
+                })?;
+                let base = {
+                    use cudarc::driver::DevicePtr;
+                    let (ptr, _record) = device.device_ptr(&stream);
+                    ptr
+                };
+                Ok((device, base))
+            });
+            match allocated {
+                Ok((device, base)) => {
+                    self.device = Some(device);
+                    self.base = base;
+                    self.capacity = new_capacity;
+                    // Growth is rare (by half again at least), so one line
+                    // each shows how a process's memory follows its work.
+                    crate::log_info!(
+                        "GPU {}: an arena grew to {} MiB; this process holds {} MiB of its {} MiB cap",
+                        self.gpu.info.ordinal,
+                        new_capacity >> 20,
+                        self.gpu.ledger.usage().device >> 20,
+                        self.gpu.ledger.cap() >> 20
+                    );
+                }
+                Err(e) => {
+                    self.gpu.ledger.release(new_capacity);
+                    // The host mirror is no longer a prefix of anything.
+                    self.drop_staging();
+                    return Err(e);
+                }
+            }
+        }
+        if host_bytes > self.host_capacity {
+            let (least, most) = grown(host_bytes, self.host_capacity, self.host_limit);
+            let new_host = most.min(self.capacity).max(least.min(self.capacity));
+            self.drop_staging();
+            let ctx = self.gpu.ctx.clone();
             // Plain (cached) page-locked memory: the host reads every result
             // back from this buffer, and CUDA documents CPU reads from the
             // write-combined kind (what `alloc_pinned` asks for) as very slow.
             // On an H200 host the WFA decode times stayed within the noise
             // between machines either way (BENCHMARKS.md).
-            // SAFETY: pinned bytes are only exposed through `staging()`, which
-            // hands out `u8`s; every bit pattern is a valid `u8`.
-            let staging = unsafe { self.gpu.ctx.alloc_pinned_with_flags::<u8>(new_host, 0) }
-                .map_err(|e| err(&format!("cuMemHostAlloc of {new_host} bytes failed"), e))?;
-            let base = {
-                use cudarc::driver::DevicePtr;
-                let (ptr, _record) = device.device_ptr(&self.stream);
-                ptr
-            };
-            self.device = Some(device);
+            let staging = shielded("pinned allocation", || {
+                // SAFETY: pinned bytes are only exposed through `staging()`,
+                // which hands out `u8`s; every bit pattern is a valid `u8`.
+                unsafe { ctx.alloc_pinned_with_flags::<u8>(new_host, 0) }.map_err(|e| {
+                    super::budget::out_of_memory(&format!(
+                        "cuMemHostAlloc of {new_host} bytes failed: {e:?}"
+                    ))
+                })
+            })?;
             self.staging = Some(staging);
-            self.base = base;
-            self.capacity = new_capacity;
             self.host_capacity = new_host;
-            Ok(())
-        })
+            self.gpu.ledger.pinned(0, new_host);
+        }
+        Ok(())
+    }
+
+    /// Frees the pinned mirror (the caller has synchronized).
+    fn drop_staging(&mut self) {
+        self.staging = None;
+        self.gpu.ledger.pinned(self.host_capacity, 0);
+        self.host_capacity = 0;
     }
 
     /// The pinned host buffer, `host_capacity()` bytes long, for packing inputs
@@ -449,6 +517,8 @@ impl Drop for Arena {
     fn drop(&mut self) {
         // The buffers must outlive any copy or kernel still queued.
         let _ = self.synchronize();
+        self.gpu.ledger.release(self.capacity);
+        self.gpu.ledger.pinned(self.host_capacity, 0);
     }
 }
 
@@ -469,7 +539,13 @@ mod tests {
         };
         let mut arena = gpu.arena(0);
         let too_much = gpu.info().total_memory.saturating_mul(4).max(1 << 40);
-        assert!(arena.reserve(too_much).is_err());
+        let refused = arena.reserve(too_much).unwrap_err();
+        assert!(refused.is_out_of_memory(), "{refused}");
+        assert_eq!(
+            arena.capacity(),
+            0,
+            "a refused grant leaves the arena as it was"
+        );
         arena
             .reserve(1 << 20)
             .expect("a small arena after a failed one");

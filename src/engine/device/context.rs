@@ -9,7 +9,8 @@ use std::sync::Mutex;
 use cudarc::driver::CudaContext;
 use once_cell::sync::OnceCell;
 
-use super::{Gpu, GpuInfo, STREAMS};
+use super::{Gpu, GpuInfo, STREAMS, budget};
+use crate::engine::config;
 
 /// Oldest architecture the kernels are written for (Volta).
 const MIN_COMPUTE_CAPABILITY: (i32, i32) = (7, 0);
@@ -66,6 +67,10 @@ impl Gpu {
                 )));
             }
             let total_memory = ctx.total_mem().unwrap_or(0);
+            // The cap is fixed when the GPU is opened: a default share taken
+            // from free memory now, before this process allocates anything.
+            let free = ctx.mem_get_info().map_or(total_memory, |(free, _)| free);
+            let cap = budget::cap_for(config::get().gpu_memory, free, total_memory);
             use cudarc::driver::sys::CUdevice_attribute as Attr;
             let (multiprocessors, threads) = match (
                 ctx.attribute(Attr::CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT),
@@ -97,6 +102,7 @@ impl Gpu {
                 ctx,
                 streams,
                 modules: Mutex::new(HashMap::new()),
+                ledger: budget::Ledger::new(cap),
                 clock: OnceCell::new(),
             })
         })

@@ -11,7 +11,8 @@
 //! `context` opens a GPU and turns cudarc's failures into `DeviceError`s;
 //! `nvrtc` compiles kernels and keeps the on-disk cache; `arena` holds device
 //! memory, staging, fences and launches; `repr` the `#[repr(C)]` argument
-//! blocks shared with kernels. This file is the public face.
+//! blocks shared with kernels; `budget` the per-process device-memory cap
+//! and the ledger every arena draws on. This file is the public face.
 
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -25,6 +26,7 @@ use super::config::{self, Backend};
 use super::fork::PerProcess;
 
 mod arena;
+pub mod budget;
 mod context;
 mod nvrtc;
 mod probe;
@@ -103,6 +105,9 @@ pub struct Gpu {
     /// [`STREAMS`] of them.
     streams: Vec<Arc<CudaStream>>,
     modules: Mutex<HashMap<&'static str, Arc<CudaModule>>>,
+    /// This process's device-memory budget on this GPU: every arena's
+    /// buffers are granted from it.
+    ledger: budget::Ledger,
     /// A timing event and the host instant it completed at: the zero of
     /// this GPU's [`Mark`]s (made on the first mark).
     clock: OnceCell<(cudarc::driver::CudaEvent, Instant)>,
@@ -166,12 +171,15 @@ pub fn availability() -> &'static Availability {
                 for gpu in gpus {
                     let i = &gpu.info;
                     crate::log_info!(
-                        "using GPU {} ({}, sm_{}{}; driver and contexts ready in {} ms)",
+                        "using GPU {} ({}, sm_{}{}; driver and contexts ready in {} ms); \
+                         this process takes at most {} MiB of its {} MiB",
                         i.ordinal,
                         i.name,
                         i.compute_capability.0,
                         i.compute_capability.1,
-                        started.elapsed().as_millis()
+                        started.elapsed().as_millis(),
+                        gpu.ledger.cap() >> 20,
+                        i.total_memory >> 20,
                     );
                 }
             }
@@ -197,6 +205,12 @@ pub fn gpus() -> &'static [Arc<Gpu>] {
 impl Gpu {
     pub fn info(&self) -> &GpuInfo {
         &self.info
+    }
+
+    /// This process's device-memory budget on this GPU and what its arenas
+    /// hold.
+    pub fn ledger(&self) -> &budget::Ledger {
+        &self.ledger
     }
 
     /// Free and total device memory in bytes.

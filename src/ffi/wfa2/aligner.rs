@@ -667,12 +667,16 @@ fn run(w: &mut wavefront_aligner_t, s: &mut State, resume: bool) -> c_int {
             }
         }
     }
-    if !resume {
-        // Concurrent callers' pairs are batched onto a GPU when one is in use.
-        if let Some(code) = super::transparent::offload(w, s) {
-            return code;
+    // Concurrent callers' pairs are batched onto a GPU when one is in use
+    // and their results come back sooner than this thread's.
+    let _routing_timer = if resume {
+        super::transparent::WfaHere::Untimed
+    } else {
+        match super::transparent::offload(w, s) {
+            Ok(code) => return code,
+            Err(timer) => timer,
         }
-    }
+    };
     let f = w.alignment_form;
     let a = &mut s.aligner;
     a.set_max_alignment_score(w.system.max_alignment_score);

@@ -6,7 +6,10 @@
 use super::convert::{State, heuristic_of, heuristic_to_c, mode_of, refuse, scope_of, write_cigar};
 use super::types::*;
 use crate::wfa::job::{self, PairResult};
-use crate::wfa::transparent;
+use crate::wfa::transparent::{self, Offer};
+
+/// The routing's timer for a pair the caller's thread aligns.
+pub(super) type WfaHere = crate::engine::family::Timing<crate::wfa::job::WfaJob>;
 use crate::wfa::{AlignStatus, AlignerAttributes, AlignmentSpan, Heuristic};
 use std::ffi::c_int;
 
@@ -58,34 +61,37 @@ fn plain_attributes(w: &wavefront_aligner_t, s: &State) -> Option<AlignerAttribu
 }
 
 /// Aligns the aligner's current pair on a device when `wfa::transparent`
-/// takes it; `None` leaves it to the CPU path (no device, a configuration or
-/// pair the device does not reproduce, a refused outcome whose messages the
-/// CPU path prints, or a device failure outside strict mode).
-pub(super) fn offload(w: &mut wavefront_aligner_t, s: &mut State) -> Option<c_int> {
+/// takes it: `Ok` with the status written. `Err` leaves it to the CPU path
+/// (no device, a configuration or pair the device does not reproduce, a
+/// pair the caller's thread aligns sooner, a refused outcome whose messages
+/// the CPU path prints, or a device failure outside strict mode), with the
+/// routing's timer to hold while that path runs.
+pub(super) fn offload(w: &mut wavefront_aligner_t, s: &mut State) -> Result<c_int, WfaHere> {
     if !transparent::enabled() {
-        return None;
+        return Err(WfaHere::Untimed);
     }
-    let attributes = plain_attributes(w, s)?;
+    let attributes = plain_attributes(w, s).ok_or(WfaHere::Untimed)?;
     #[cfg(test)]
     if tests::BYPASS.with(|b| b.get()) {
-        return None;
+        return Err(WfaHere::Untimed);
     }
-    let result = match transparent::align_on_device(&attributes, &s.pattern, &s.text)? {
-        Ok(result) => result,
-        Err(e) if crate::engine::config::get().strict => {
+    let result = match transparent::align_on_device(&attributes, &s.pattern, &s.text) {
+        Offer::Here(timer) => return Err(timer),
+        Offer::Device(Ok(result)) => result,
+        Offer::Device(Err(e)) if crate::engine::config::get().strict => {
             // SEQSHIM_STRICT: a GPU failure is reported, never hidden.
             crate::log_warn!("wavefront_align: {e}");
-            return Some(refuse(w));
+            return Ok(refuse(w));
         }
-        Err(e) => {
+        Offer::Device(Err(e)) => {
             // Nothing was written to the aligner yet: the CPU path aligns
             // the pair as if it had never been offered.
             crate::log_warn!("wavefront_align: the GPU path failed ({e}); aligning on the CPU");
-            return None;
+            return Err(WfaHere::Untimed);
         }
     };
-    let status = result.outcome.clone().ok()?;
-    Some(install(w, s, &attributes, &result, status))
+    let status = result.outcome.clone().map_err(|_| WfaHere::Untimed)?;
+    Ok(install(w, s, &attributes, &result, status))
 }
 
 /// Writes `result` into the aligner as `run` would have after aligning the
@@ -293,23 +299,19 @@ pub(super) mod tests {
         assert_eq!(run(false), plain);
     }
 
+    /// A lone caller: where its pairs run is the routing's choice (a lone
+    /// caller's pairs go to an idle device when it returns them sooner;
+    /// see the scheduler's tests); its results equal the plain path's.
     #[test]
-    fn a_lone_caller_stays_on_its_own_thread() {
+    fn a_lone_callers_pairs_equal_the_plain_path() {
         let _turn = emulated::take_turn();
-        let before = emulated::ONE_PAIR_JOBS.load(Ordering::Relaxed);
         let reference = std::thread::spawn(|| {
             BYPASS.with(|b| b.set(true));
             run_client(99, 30)
         })
         .join()
         .unwrap();
-        let lone = run_client(99, 30);
-        assert_eq!(lone, reference);
-        assert_eq!(
-            emulated::ONE_PAIR_JOBS.load(Ordering::Relaxed),
-            before,
-            "a lone caller's pairs were queued for the device"
-        );
+        assert_eq!(run_client(99, 30), reference);
     }
 
     #[test]
@@ -361,7 +363,12 @@ pub(super) mod tests {
              plain path, {on_device} ran on the emulated device, largest batch {largest}"
         );
         assert_eq!(differ, 0);
-        assert!(on_device > 0, "no call reached the device");
-        assert!(largest > 1, "concurrent calls were never batched together");
+        // With only the emulated device (no GPU: CI), whose launches are
+        // cheap, routing sends concurrent calls to it. Beside a real GPU
+        // it may rightly keep them all here.
+        if crate::engine::device::gpus().is_empty() {
+            assert!(on_device > 0, "no call reached the device");
+            assert!(largest > 1, "concurrent calls were never batched together");
+        }
     }
 }

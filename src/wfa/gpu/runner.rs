@@ -2,10 +2,14 @@
 //! launches `seqshim_wfa_align` once per arena-sized chunk and turns what
 //! comes back into the CPU path's `PairResult`s.
 //!
-//! Device memory is one arena reserved when the runner starts. A launch uses
-//! it as: parameters, the pair counter, descriptors, packed sequences and
-//! result slots (what crosses the bus), then one slice per worker for its
-//! wavefront ring, score table and backtrace codes.
+//! Device memory is one arena per runner, empty when the runner starts and
+//! grown to what a launch needs, within the runner's share of the process's
+//! budget on the GPU (`engine::device::budget`). A launch uses it as:
+//! parameters, the pair counter, descriptors, packed sequences and result
+//! slots (what crosses the bus), then one slice per worker for its
+//! wavefront ring, score table and backtrace codes. When the memory is not
+//! there (another process took it), a chunk is cut until it fits, and what
+//! fits nowhere is aligned on the CPU.
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
@@ -56,6 +60,9 @@ const RUNS_USED_AT: usize = COUNTER_AT + 8;
 /// packed pairs, results) is mirrored in pinned host memory, up to
 /// `MAX_HOST`; the workers' wavefront memory stays on the device.
 const MAX_ARENA: usize = 16 << 30;
+/// Smallest share of the budget worth a runner of its own: a smaller
+/// budget gets fewer runners.
+const LANE_SHARE: usize = 256 << 20;
 /// A device batch of `DEVICE_BATCH_BASES` needs about 60 MiB of I/O with
 /// CIGAR for 150 bp pairs and up to about 180 MiB for the shortest (a
 /// quarter of a byte per base packed, a byte per base of CIGAR path, about
@@ -66,9 +73,9 @@ const MAX_HOST: usize = 256 << 20;
 /// Room in the host mirror beyond a chunk's I/O bytes (parameters,
 /// descriptor table alignment, result padding).
 const HOST_SLACK: usize = 64 << 10;
-const MIN_ARENA: usize = 256 << 20;
-/// Share of free device memory the arenas of a GPU may take together.
-const MEM_FRAC: f64 = 0.5;
+/// Smallest share a runner starts with (it launches a few short pairs at a
+/// time in that).
+const MIN_ARENA: usize = 32 << 20;
 /// Runners per GPU, each on its own stream and arena. Six measured faster
 /// than three or four on an H200 with 16 host cores (1 kbp 2 % with CIGAR:
 /// 17.1 ms a 100,000-pair run against 19.6 and 17.7, BENCHMARKS.md): each
@@ -88,6 +95,13 @@ const SHARED_RING_MAX: usize = 12 << 10;
 const DYNAMIC_SHARED_LIMIT: usize = 48 << 10;
 /// Worker memory beyond its ring that a launch gives each worker at least.
 const MIN_WORKER_EXTRA: usize = 64 << 10;
+/// Worker memory beyond its ring and score table a launch asks for, per
+/// base of its longest pair, until pairs come back short of memory (then
+/// four times as much, up to [`MAX_EXTRA_PER_BASE`]). 128 gives 10 kbp
+/// pairs 2.5 MB each, about what 10 % divergence needs (5 to 6 M codes of
+/// half a byte), and short pairs the 64 KiB floor.
+const EXTRA_PER_BASE: usize = 128;
+const MAX_EXTRA_PER_BASE: usize = 4096;
 /// Parts a launch of at least two GPU-fulls of pairs goes in;
 /// `SEQSHIM_WFA_PARTS` overrides it for measurements.
 const PARTS: usize = 2;
@@ -147,6 +161,12 @@ pub struct WfaRunner {
     kernel: Kernel,
     arena: Arena,
     lane: usize,
+    /// Most device memory the arena may grow to: this runner's share of
+    /// the budget.
+    max_arena: usize,
+    /// Worker memory beyond ring and score table to ask for, per base of a
+    /// launch's longest pair ([`EXTRA_PER_BASE`], learned upwards).
+    extra_per_base: usize,
     /// Runs area bytes per pair the last launch used, with room to spare:
     /// that much is copied back with the results, the rest on demand.
     runs_bytes_per_pair: usize,
@@ -194,11 +214,11 @@ struct Placed {
 
 impl WfaRunner {
     /// The runners of one GPU, each on its own stream, so that some pack
-    /// and decode on the host while the others' kernels run. A stream whose arena
-    /// cannot be had is left out; an error only when none starts.
+    /// and decode on the host while the others' kernels run. They share
+    /// what the process's budget on the GPU has left; none allocates
+    /// anything until its first batch.
     pub fn for_gpu(gpu: &Arc<Gpu>) -> Result<Vec<Self>, DeviceError> {
-        let (free, _) = gpu.memory()?;
-        let (lanes, bytes) = lanes_for((free as f64 * MEM_FRAC) as usize);
+        let (lanes, bytes) = lanes_for(gpu.ledger().available());
         let mut runners = Vec::with_capacity(lanes);
         let in_flight = Arc::new(AtomicUsize::new(0));
         for lane in 0..lanes {
@@ -213,51 +233,78 @@ impl WfaRunner {
                 }
             }
         }
+        crate::log_info!(
+            "WFA: GPU {}: {lanes} streams, each growing its arena as batches need up to {} MiB",
+            gpu.info().ordinal,
+            bytes >> 20
+        );
         Ok(runners)
     }
 
-    /// A runner on stream `lane` with an arena of about `bytes`.
+    /// A runner on stream `lane` whose arena may grow to about `bytes`
+    /// (within the process's budget on the GPU). It allocates nothing
+    /// until its first batch.
     pub fn new(gpu: Arc<Gpu>, lane: usize, bytes: usize) -> Result<Self, DeviceError> {
-        let started = std::time::Instant::now();
         let kernel = gpu.kernel(device::kernel_source(KERNEL)?, "seqshim_wfa_align")?;
-        let kernel_ready = started.elapsed();
-        let mut arena = gpu.arena(lane);
-        let mut bytes = bytes.min(MAX_ARENA);
-        if bytes < MIN_ARENA {
+        let max_arena = bytes.min(MAX_ARENA);
+        if max_arena < MIN_ARENA {
             return Err(DeviceError(format!(
                 "only {} MiB of device memory for a WFA stream (it needs {} MiB)",
-                bytes >> 20,
+                max_arena >> 20,
                 MIN_ARENA >> 20
             )));
         }
-        loop {
-            let host = (bytes / 4).min(MAX_HOST) + HOST_SLACK;
-            match arena.reserve_split(bytes, host) {
-                Ok(()) => break,
-                Err(e) if bytes > MIN_ARENA => {
-                    crate::log_debug!("WFA arena of {bytes} bytes refused ({e}); halving");
-                    bytes /= 2;
-                }
-                Err(e) => return Err(e),
-            }
-        }
-        crate::log_info!(
-            "WFA: GPU {} stream {lane}: arena of {} MiB ({} MiB pinned) in {} ms, kernel in {} ms",
-            gpu.info().ordinal,
-            arena.capacity() >> 20,
-            arena.host_capacity() >> 20,
-            (started.elapsed() - kernel_ready).as_millis(),
-            kernel_ready.as_millis(),
-        );
+        let mut arena = gpu.arena(lane);
+        arena.set_limits(max_arena, (max_arena / 4).min(MAX_HOST) + HOST_SLACK);
         Ok(WfaRunner {
             gpu,
             kernel,
             arena,
             lane,
+            max_arena,
+            extra_per_base: EXTRA_PER_BASE,
             runs_bytes_per_pair: 256,
             host_replay: false,
             in_flight: Arc::new(AtomicUsize::new(0)),
         })
+    }
+
+    /// Grows the arena to `want` device bytes (at least `least`, at most the
+    /// runner's share) with `host` of them mirrored, settling for less when
+    /// the budget or the GPU has less: halves the part above `least` until
+    /// it fits. An out-of-memory error when not even `least` can be had.
+    fn make_room(&mut self, least: usize, want: usize, host: usize) -> Result<(), DeviceError> {
+        let before = (self.arena.capacity(), self.arena.host_capacity());
+        let mut want = want.min(self.max_arena).max(least);
+        let outcome = loop {
+            match self.arena.reserve_split(want, host) {
+                Ok(()) => break Ok(()),
+                Err(e) if e.is_out_of_memory() && want > least => {
+                    crate::log_debug!("WFA arena of {want} bytes refused ({e}); asking for less");
+                    want = least + (want - least) / 2;
+                    if want - least < (1 << 20) {
+                        want = least;
+                    }
+                }
+                Err(e) => break Err(e),
+            }
+        };
+        if (self.arena.capacity(), self.arena.host_capacity()) != before && outcome.is_ok() {
+            crate::log_debug!(
+                "WFA: GPU {} stream {}: arena grown to {} MiB ({} MiB pinned)",
+                self.gpu.info().ordinal,
+                self.lane,
+                self.arena.capacity() >> 20,
+                self.arena.host_capacity() >> 20,
+            );
+        }
+        outcome
+    }
+
+    /// Device bytes the runner's arena holds now (it grows on demand, up to
+    /// the share it was given).
+    pub fn arena_bytes(&self) -> usize {
+        self.arena.capacity()
     }
 
     /// Makes the kernel leave every walk's replay to the host, the path
@@ -284,8 +331,9 @@ impl WfaRunner {
                 None => groups.push((job.attributes, vec![i])),
             }
         }
-        let budget =
-            (self.arena.capacity() / 4).min(self.arena.host_capacity().saturating_sub(HOST_SLACK));
+        // Chunks are cut to what the runner's largest arena holds; the arena
+        // grows to a chunk's needs when it is launched.
+        let budget = (self.max_arena / 4).min(MAX_HOST);
         let mut on_cpu = 0;
         let mut checked = std::time::Duration::ZERO;
         for (attributes, members) in &groups {
@@ -329,7 +377,7 @@ impl WfaRunner {
             for same_block in taken.chunk_by(|a, b| block(a) == block(b)) {
                 let io = same_block.iter().map(|t| Self::io_bytes(t.bases()));
                 for (range, _) in crate::wfa::batch::chunks(io, usize::MAX, budget as u64) {
-                    self.launch_all(params, &pen, jobs, &same_block[range], &mut results)?;
+                    self.launch_fitting(params, &pen, jobs, &same_block[range], &mut results)?;
                 }
             }
         }
@@ -420,6 +468,42 @@ impl WfaRunner {
         }
     }
 
+    /// Launches a chunk, cut into pieces that find device memory: a piece
+    /// that finds none is halved, and what not even one pair's launch finds
+    /// memory for is left to the CPU path (with one log line per process).
+    fn launch_fitting(
+        &mut self,
+        params: Params,
+        pen: &WfPenalties,
+        jobs: &[WfaJob],
+        chunk: &[Taken],
+        results: &mut [Vec<Option<PairResult>>],
+    ) -> Result<(), DeviceError> {
+        let mut rest = chunk;
+        let mut take = chunk.len();
+        while !rest.is_empty() {
+            let piece = &rest[..take.min(rest.len())];
+            match self.launch_all(params, pen, jobs, piece, results) {
+                Ok(()) => rest = &rest[piece.len()..],
+                Err(e) if e.is_out_of_memory() => {
+                    device::budget::note_out_of_memory(
+                        "WFA",
+                        "a launch found no device memory",
+                        &e,
+                    );
+                    if piece.len() == 1 {
+                        // The rest is aligned on the CPU with the pairs the
+                        // kernel gave back.
+                        break;
+                    }
+                    take = piece.len() / 2;
+                }
+                Err(e) => return Err(e),
+            }
+        }
+        Ok(())
+    }
+
     /// Launches a chunk; pairs that ran out of their worker's memory go
     /// again with a quarter of the workers (four times the memory each)
     /// before the CPU path gets them.
@@ -441,6 +525,10 @@ impl WfaRunner {
                     .rescued
                     .fetch_add(short.len() as u64, Ordering::Relaxed);
                 break;
+            }
+            if !short.is_empty() {
+                // Later launches ask for more worker memory up front.
+                self.extra_per_base = (self.extra_per_base * 4).min(MAX_EXTRA_PER_BASE);
             }
             pending = short;
             max_workers = workers / 4;
@@ -519,14 +607,31 @@ impl WfaRunner {
         let max_score = parts.iter().map(|p| p.max_score).max().unwrap_or(1);
         let largest = parts.iter().map(|p| p.placed.len()).max().unwrap_or(1);
         let workers = largest.min(resident).min(max_workers).max(1);
-        let capacity = self.arena.capacity();
-        if results_end >= capacity || results_end > self.arena.host_capacity() {
-            return Err(DeviceError("WFA chunk exceeds the arena".into()));
-        }
         let ring_global = if ring_in_shared { 0 } else { ring_bytes };
         // As many workers as the arena gives a ring and some score table
         // and codes each (a pair short of codes goes again with fewer).
         let least = (ring_global + MIN_WORKER_EXTRA).next_multiple_of(256);
+        // The arena grows to give every worker its ring, a score table for
+        // the pairs' bound and codes for the learned bytes per base; a
+        // retry (fewer workers) shares what the first try had. At the least
+        // it holds the I/O and one worker.
+        let want_stride = if full {
+            ring_global
+                + 16 * (max_score as usize + 1).min(1 << 20)
+                + MIN_WORKER_EXTRA.max(self.extra_per_base * max_bases)
+        } else {
+            least
+        };
+        let want = if max_workers == usize::MAX {
+            results_end + workers * want_stride.next_multiple_of(256)
+        } else {
+            0
+        };
+        self.make_room(results_end + least + 256, want, results_end)?;
+        let capacity = self.arena.capacity();
+        if results_end >= capacity || results_end > self.arena.host_capacity() {
+            return Err(DeviceError("WFA chunk exceeds the arena".into()));
+        }
         let workers = workers.min((capacity - results_end) / least).max(1);
         let stride = ((capacity - results_end) / workers) & !255;
         let (max_scores, code_budget) = if full {
@@ -974,15 +1079,15 @@ impl Drop for InFlight {
     }
 }
 
-/// How many runners a GPU gets, and the arena of each, out of `budget`
-/// bytes: [`LANES`] (or `SEQSHIM_WFA_LANES`, up to one per stream), fewer
-/// when the budget split that way would leave each less than the least
-/// arena.
+/// How many runners a GPU gets, and the largest arena of each, out of
+/// `budget` bytes: [`LANES`] (or `SEQSHIM_WFA_LANES`, up to one per
+/// stream), fewer when the budget split that way would leave each less
+/// than [`LANE_SHARE`].
 fn lanes_for(budget: usize) -> (usize, usize) {
     let want = tuning("SEQSHIM_WFA_LANES")
         .unwrap_or(LANES)
         .clamp(1, crate::engine::device::STREAMS);
-    let lanes = want.min(budget / MIN_ARENA).max(1);
+    let lanes = want.min(budget / LANE_SHARE).max(1);
     (lanes, (budget / lanes).min(MAX_ARENA))
 }
 
@@ -1142,13 +1247,13 @@ mod tests {
     /// one at least, with all of the budget.
     #[test]
     fn a_small_budget_gives_fewer_runners_with_all_of_it() {
-        assert_eq!(lanes_for(MIN_ARENA * LANES), (LANES, MIN_ARENA));
+        assert_eq!(lanes_for(LANE_SHARE * LANES), (LANES, LANE_SHARE));
         assert_eq!(
-            lanes_for(MIN_ARENA * LANES - 1),
-            (LANES - 1, (MIN_ARENA * LANES - 1) / (LANES - 1))
+            lanes_for(LANE_SHARE * LANES - 1),
+            (LANES - 1, (LANE_SHARE * LANES - 1) / (LANES - 1))
         );
-        assert_eq!(lanes_for(MIN_ARENA * 2 - 1), (1, MIN_ARENA * 2 - 1));
-        assert_eq!(lanes_for(MIN_ARENA - 1), (1, MIN_ARENA - 1));
+        assert_eq!(lanes_for(LANE_SHARE * 2 - 1), (1, LANE_SHARE * 2 - 1));
+        assert_eq!(lanes_for(LANE_SHARE - 1), (1, LANE_SHARE - 1));
         assert_eq!(lanes_for(usize::MAX / 2), (LANES, MAX_ARENA));
     }
 }

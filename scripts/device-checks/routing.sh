@@ -1,0 +1,60 @@
+# The synchronous path never loses (cost-aware routing); sourced by the
+# bundle's run.sh, which provides `check`, `log_of`, $here and $cache.
+# A grid of client threads x job sizes, each cell run three ways in one
+# go: Debian's libwfa2 on 16 threads (the upstream reference), seqshim's
+# CPU path (SEQSHIM_BACKEND=cpu) and seqshim as shipped (GPU present) at
+# the cell's thread count. Output must be identical; the ratios are printed.
+#   ROUTING_THREADS  thread counts, default "1 4 16 64 256 1024"
+#   ROUTING_LENGTHS  WFA lengths, default "150 1000 10000"
+routing_threads="${ROUTING_THREADS:-1 4 16 64 256 1024}"
+wfa_deb_dir="$here/debian"
+
+# wfa_cell LEN T PAIRS: one grid cell; prints one line of ratios.
+wfa_cell() {
+    local len="$1" t="$2" pairs="$3" up cpu ours
+    up="$(LD_LIBRARY_PATH="$wfa_deb_dir" "$here/bin/wfa-threads" 16 "$pairs" "$len" 0.05 none)" || { echo "debian run failed"; return 1; }
+    cpu="$(env SEQSHIM_BACKEND=cpu LD_LIBRARY_PATH="$wfa_deb_dir" LD_PRELOAD="$here/lib/libseqshim.so.0" \
+        "$here/bin/wfa-threads" "$t" "$pairs" "$len" 0.05 none)" || { echo "cpu path run failed"; return 1; }
+    ours="$(env SEQSHIM_LOG=info SEQSHIM_CACHE_DIR="$cache/k" LD_LIBRARY_PATH="$wfa_deb_dir" \
+        LD_PRELOAD="$here/lib/libseqshim.so.0" "$here/bin/wfa-threads" "$t" "$pairs" "$len" 0.05 none 2>"$cache/routing.err")" \
+        || { echo "seqshim run failed:"; tail -n 5 "$cache/routing.err"; return 1; }
+    grep -E 'WFA: (last|[0-9]+ device)' "$cache/routing.err" | tail -n 3 | sed 's/^/    /'
+    for other in "$cpu" "$ours"; do
+        [ "${up##*checksum }" = "${other##*checksum }" ] || { echo "checksums differ: $up / $other"; return 1; }
+    done
+    local a c g
+    a="$(sed -E 's/.* ([0-9]+) aln\/s.*/\1/' <<<"$up")"
+    c="$(sed -E 's/.* ([0-9]+) aln\/s.*/\1/' <<<"$cpu")"
+    g="$(sed -E 's/.* ([0-9]+) aln\/s.*/\1/' <<<"$ours")"
+    awk -v a="$a" -v c="$c" -v g="$g" -v l="$len" -v t="$t" -v n="$pairs" 'BEGIN {
+        printf "routing grid wfa: %5s bp, %4s threads, %6s pairs: debian-16t %8d, cpu path %8d, shipped %8d aln/s; shipped/cpu %.2f, shipped/debian-16t %.2f\n",
+            l, t, n, a, c, g, g / c, g / a }'
+}
+
+if [ -x "$here/bin/wfa-threads" ] && [ -f "$wfa_deb_dir/libwfa2.so.0" ]; then
+    for len in ${ROUTING_LENGTHS:-150 1000 10000}; do
+        case "$len" in
+            # About a second at 16 threads on the CPU path, so that the GPU
+            # is up for most of a run.
+            150) base=2000000 ;;
+            1000) base=100000 ;;
+            *) base=4000 ;;
+        esac
+        for t in $routing_threads; do
+            # Fewer pairs for fewer threads (the same time per run), never
+            # fewer than one a thread.
+            pairs=$((base * (t < 16 ? t : 16) / 16))
+            [ "$pairs" -lt "$t" ] && pairs="$t"
+            name="routing: wavefront_align, $len bp, $t threads: identical to Debian"
+            check "$name" "routing grid wfa: " wfa_cell "$len" "$t" "$pairs"
+            grep -E '^(routing grid|    )' "$(log_of "$name")" | sed 's/^/      /'
+        done
+    done
+fi
+
+if gpu_test abea; then
+    check "routing: ABEA per-read calls, threads grid, identical to f5c" "abea routing grid: .*1024 threads" \
+        env SEQSHIM_CACHE_DIR="$cache/k" ROUTING_THREADS="$routing_threads" \
+        "$gpu_bin" per_read_routing_grid --exact --nocapture --test-threads=1
+    grep -E '^abea routing grid' "$(log_of "routing: ABEA per-read calls, threads grid, identical to f5c")" | sed 's/^/      /'
+fi

@@ -1,0 +1,341 @@
+//! The launch image of a batch of tiles, shared with `kernels/gact.cu`:
+//!
+//! ```text
+//! [params table][tile descriptors][base codes]      uploaded
+//! [tile results][states]                             downloaded
+//! [direction words]                                  device only
+//! ```
+//!
+//! Only codes go up and only the states come back; the direction codes
+//! (4 bits a cell) never leave the device.
+
+use std::collections::HashMap;
+
+use crate::engine::device::{self, DeviceRepr};
+use crate::gact::scoring::base_code;
+use crate::gact::{Params, TileJob, TileResult};
+
+device::device_struct! {
+    /// One tile: host twin of `struct GactTile` in kernels/gact.cu, whose
+    /// `static_assert`s pin the same offsets. Offsets are bytes into the
+    /// launch image.
+    pub(super) struct GactTile (56 bytes) {
+        pub dir: u64 = 0,
+        pub ref_codes: u32 = 8,
+        pub query_codes: u32 = 12,
+        pub ops: u32 = 16,
+        pub ops_cap: u32 = 20,
+        pub params: u32 = 24,
+        pub m: i32 = 28,
+        pub n: i32 = 32,
+        pub ref_pos: i32 = 36,
+        pub query_pos: i32 = 40,
+        pub first: u32 = 44,
+        pub early_terminate: i32 = 48,
+        pub spare: u32 = 52,
+    }
+}
+
+device::device_struct! {
+    /// One tile's result: host twin of `struct GactTileOut`.
+    pub(super) struct GactTileOut (32 bytes) {
+        pub score: i32 = 0,
+        pub max_i: i32 = 4,
+        pub max_j: i32 = 8,
+        pub ref_steps: i32 = 12,
+        pub query_steps: i32 = 16,
+        pub n_ops: i32 = 20,
+        pub status: i32 = 24,
+        pub spare: i32 = 28,
+    }
+}
+
+/// `GACT_DONE` in the kernel: the states are complete.
+const DONE: i32 = 1;
+/// Words of a params table entry (`GACT_PARAMS_WORDS`).
+const PARAMS_WORDS: usize = 28;
+const PARAMS_BYTES: usize = 4 * PARAMS_WORDS;
+
+/// The fill's wavefront shape (`gact_geom` in the kernel): each of `lanes`
+/// warp lanes owns `r` consecutive rows; a step advances every lane by one
+/// column; a lane stores `planes` words of eight 4-bit codes per step.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) struct Geometry {
+    pub r: usize,
+    pub lanes: usize,
+    pub steps: usize,
+    pub planes: usize,
+}
+
+impl Geometry {
+    /// For an `m` x `n` tile, both at least 1.
+    pub(super) fn new(m: usize, n: usize) -> Geometry {
+        let r = m.div_ceil(32);
+        let lanes = m.div_ceil(r);
+        Geometry {
+            r,
+            lanes,
+            steps: n + lanes - 1,
+            planes: r.div_ceil(8),
+        }
+    }
+
+    /// Bytes of the tile's direction words.
+    pub(super) fn dir_bytes(&self) -> usize {
+        4 * self.planes * self.steps * self.lanes
+    }
+}
+
+fn align128(n: usize) -> usize {
+    n.next_multiple_of(128)
+}
+
+/// Most states a tile can emit: each consumes a base, and the walk stops
+/// once either sequence consumed `early_terminate`.
+fn ops_cap(job: &TileJob) -> usize {
+    let et = job.opts.early_terminate.max(0) as usize;
+    (job.ref_.len() + job.query.len()).min(2 * et)
+}
+
+/// Bytes a tile takes: (crossing the bus, on the device in all).
+pub(super) fn tile_bytes(job: &TileJob) -> (usize, usize) {
+    let (m, n) = (job.ref_.len(), job.query.len());
+    let io = GactTile::SIZE + m + n + GactTileOut::SIZE + ops_cap(job);
+    let dir = align128(Geometry::new(m, n).dir_bytes());
+    (io, io + dir + 128)
+}
+
+/// The distinct scorings of a launch. A batch usually has one, so the last
+/// one found is tried first; hashing 27 numbers per tile cost more than
+/// the rest of the layout.
+#[derive(Default)]
+struct ParamsTable {
+    list: Vec<Params>,
+    index: HashMap<Params, u32>,
+    last: Option<(Params, u32)>,
+}
+
+impl ParamsTable {
+    fn index(&mut self, p: &Params) -> u32 {
+        if let Some((last, at)) = &self.last
+            && last == p
+        {
+            return *at;
+        }
+        let list = &mut self.list;
+        let at = *self.index.entry(*p).or_insert_with(|| {
+            list.push(*p);
+            (list.len() - 1) as u32
+        });
+        self.last = Some((*p, at));
+        at
+    }
+}
+
+/// Where one tile sits in the image.
+struct Placed {
+    job: usize,
+    params: u32,
+    codes: usize,
+    ops: usize,
+    ops_cap: usize,
+    dir: usize,
+}
+
+/// The image of one launch.
+pub(super) struct Layout {
+    placed: Vec<Placed>,
+    params: Vec<Params>,
+    pub params_at: usize,
+    pub descs_at: usize,
+    pub inputs_end: usize,
+    pub outs_at: usize,
+    pub results_end: usize,
+    pub end: usize,
+}
+
+impl Layout {
+    /// Places the tiles `chunk` (indices into `jobs`) one after the other.
+    pub(super) fn new(jobs: &[TileJob], chunk: &[usize]) -> Layout {
+        let mut params = ParamsTable::default();
+        let mut placed: Vec<Placed> = chunk
+            .iter()
+            .map(|&job| Placed {
+                job,
+                params: params.index(&jobs[job].params),
+                codes: 0,
+                ops: 0,
+                ops_cap: ops_cap(&jobs[job]),
+                dir: 0,
+            })
+            .collect();
+        let params = params.list;
+        let params_at = 0;
+        let descs_at = align128(params_at + PARAMS_BYTES * params.len());
+        let mut at = descs_at + GactTile::SIZE * placed.len();
+        for p in &mut placed {
+            let j = &jobs[p.job];
+            p.codes = at;
+            at += j.ref_.len() + j.query.len();
+        }
+        let inputs_end = align128(at);
+        let outs_at = inputs_end;
+        at = outs_at + GactTileOut::SIZE * placed.len();
+        for p in &mut placed {
+            p.ops = at;
+            at += p.ops_cap;
+        }
+        let results_end = align128(at);
+        at = results_end;
+        for p in &mut placed {
+            let j = &jobs[p.job];
+            p.dir = at;
+            at = align128(at + Geometry::new(j.ref_.len(), j.query.len()).dir_bytes());
+        }
+        Layout {
+            placed,
+            params,
+            params_at,
+            descs_at,
+            inputs_end,
+            outs_at,
+            results_end,
+            end: at,
+        }
+    }
+
+    pub(super) fn tiles(&self) -> usize {
+        self.placed.len()
+    }
+
+    /// DP cells of the launch.
+    pub(super) fn cells(&self, jobs: &[TileJob]) -> u64 {
+        self.placed
+            .iter()
+            .map(|p| (jobs[p.job].ref_.len() * jobs[p.job].query.len()) as u64)
+            .sum()
+    }
+
+    /// Writes the params table, descriptors and base codes (in DP order:
+    /// `reverse` tiles read backwards, so the kernel always runs forward).
+    /// The codes, the bulk of the bytes, are written by the device host pool.
+    pub(super) fn pack(&self, staging: &mut [u8], jobs: &[TileJob]) {
+        for (k, p) in self.params.iter().enumerate() {
+            let entry = &mut staging[self.params_at + k * PARAMS_BYTES..][..PARAMS_BYTES];
+            let tail = [p.gap_open, p.gap_extend, 0];
+            let words = p.sub_mat.iter().chain(&tail);
+            for (dst, v) in entry.chunks_exact_mut(4).zip(words) {
+                dst.copy_from_slice(&v.to_le_bytes());
+            }
+        }
+        // The descriptors and the codes (placed in order, back to back) are
+        // split into one slice per tile and written in parallel.
+        // The codes start right after the descriptors (see `new`).
+        let (head, mut rest) =
+            staging.split_at_mut(self.descs_at + GactTile::SIZE * self.placed.len());
+        let descs = head[self.descs_at..].chunks_exact_mut(GactTile::SIZE);
+        let mut parts = Vec::with_capacity(self.placed.len());
+        for (p, desc) in self.placed.iter().zip(descs) {
+            let j = &jobs[p.job];
+            let (part, after) = rest.split_at_mut(j.ref_.len() + j.query.len());
+            parts.push((p, desc, part));
+            rest = after;
+        }
+        crate::engine::cpu::install_for_devices(|| {
+            use rayon::prelude::*;
+            parts
+                .into_par_iter()
+                .with_min_len(256)
+                .for_each(|(p, desc, part)| {
+                    let j = &jobs[p.job];
+                    tile_desc(p, j).write_to(desc);
+                    let (r, q) = part.split_at_mut(j.ref_.len());
+                    encode(r, &j.ref_, j.opts.reverse);
+                    encode(q, &j.query, j.opts.reverse);
+                });
+        });
+    }
+
+    /// Each tile's result, `None` where the kernel did not finish it.
+    pub(super) fn unpack(
+        &self,
+        staging: &[u8],
+        results: &mut [Option<Result<TileResult, crate::gact::GactError>>],
+    ) {
+        let decoded: Vec<Option<TileResult>> = crate::engine::cpu::install_for_devices(|| {
+            use rayon::prelude::*;
+            self.placed
+                .par_iter()
+                .enumerate()
+                .with_min_len(256)
+                .map(|(k, p)| {
+                    let out =
+                        GactTileOut::read_from(&staging[self.outs_at + k * GactTileOut::SIZE..]);
+                    let n_ops = usize::try_from(out.n_ops).ok()?;
+                    if out.status != DONE || n_ops > p.ops_cap {
+                        return None;
+                    }
+                    Some(TileResult {
+                        score: out.score,
+                        max_i: usize::try_from(out.max_i).ok()?,
+                        max_j: usize::try_from(out.max_j).ok()?,
+                        ref_steps: usize::try_from(out.ref_steps).ok()?,
+                        query_steps: usize::try_from(out.query_steps).ok()?,
+                        ops: staging[p.ops..p.ops + n_ops].to_vec(),
+                    })
+                })
+                .collect()
+        });
+        for (p, r) in self.placed.iter().zip(decoded) {
+            results[p.job] = r.map(Ok);
+        }
+    }
+}
+
+fn tile_desc(p: &Placed, j: &TileJob) -> GactTile {
+    GactTile {
+        dir: p.dir as u64,
+        ref_codes: p.codes as u32,
+        query_codes: (p.codes + j.ref_.len()) as u32,
+        ops: p.ops as u32,
+        ops_cap: p.ops_cap as u32,
+        params: p.params,
+        m: j.ref_.len() as i32,
+        n: j.query.len() as i32,
+        ref_pos: j.opts.ref_pos,
+        query_pos: j.opts.query_pos,
+        first: u32::from(j.opts.first),
+        early_terminate: j.opts.early_terminate,
+        spare: 0,
+    }
+}
+
+/// Base codes in DP order.
+fn encode(out: &mut [u8], seq: &[u8], reverse: bool) {
+    if reverse {
+        for (o, &b) in out.iter_mut().zip(seq.iter().rev()) {
+            *o = base_code(b);
+        }
+    } else {
+        for (o, &b) in out.iter_mut().zip(seq) {
+            *o = base_code(b);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn geometry_covers_every_row_with_at_most_32_lanes() {
+        for m in 1..=511 {
+            let g = Geometry::new(m, 7);
+            assert!(g.lanes <= 32 && g.r <= 16 && g.lanes * g.r >= m);
+            assert!((g.lanes - 1) * g.r < m, "every lane owns a row");
+            assert_eq!(g.steps, 7 + g.lanes - 1);
+        }
+        assert_eq!(Geometry::new(320, 320).r, 10);
+        assert_eq!(Geometry::new(320, 320).planes, 2);
+    }
+}

@@ -1,0 +1,308 @@
+//! GACT tiles on a GPU, in two kernels from `kernels/gact.cu`: the fill
+//! (one warp per tile, direction codes at 4 bits a cell in device memory)
+//! and the traceback (one thread per tile). Both follow the CPU path
+//! operation for operation, so every tile's score, maximum cell and states
+//! are the CPU's. Only base codes go up and only states come back.
+//!
+//! Device memory is reserved once when the runner starts, sized from the
+//! free memory (a fifth of it per lane, at most [`MAX_LANE`]) and reused by
+//! every batch. It is split into two lanes on two streams: a batch larger
+//! than one lane runs as several launches, and while the GPU works on one
+//! lane the host packs the next launch into the other. Tiles the kernel does
+//! not take (`TileJob::gpu_eligible`) never reach the runner; a tile the
+//! kernel did not finish goes back to the CPU.
+
+mod layout;
+
+use std::sync::Arc;
+
+use super::{GactError, TileJob, TileResult};
+use crate::engine::device::{self, Arena, Arg, DeviceError, Gpu, Kernel};
+use crate::engine::scheduler::BatchRunner;
+use layout::{Layout, tile_bytes};
+
+/// The kernel file, `kernels/gact.cu`.
+const KERNEL: &str = <super::GactTiles as crate::engine::family::Family>::KERNEL;
+/// Warps (tiles) per block of the fill: `GACT_WARPS_PER_BLOCK`.
+const FILL_WARPS: u32 = 4;
+/// Threads per block of the traceback, one tile each: one warp, so that a
+/// launch's walks (latency-bound, a dependent load per state) spread over
+/// every multiprocessor.
+const TRACE_BLOCK: u32 = 32;
+/// Largest lane: large enough to keep a GPU busy for milliseconds (about
+/// 20,000 tiles of 320 x 320), small enough that a big batch spans several
+/// launches to overlap packing with the kernels.
+const MAX_LANE: usize = 2 << 30;
+/// Most tiles of one launch: about four waves of a large GPU, so that the
+/// host packs and unpacks launches while the GPU runs others instead of
+/// waiting for one large launch at the start and the end of a batch.
+const MAX_LAUNCH_TILES: usize = 8192;
+/// Smallest lane worth a runner.
+const MIN_LANE: usize = 64 << 20;
+/// Share of a lane mirrored in pinned host memory: inputs and results are
+/// about 1.5% of a 320 x 320 tile's bytes, up to half for one-row tiles.
+const HOST_SHARE: usize = 8;
+
+type TileOutput = Result<TileResult, GactError>;
+
+pub struct TileRunner {
+    gpu: Arc<Gpu>,
+    fill: Kernel,
+    trace: Kernel,
+    lanes: [Arena; 2],
+    launches: u64,
+    /// Batches still to fail on purpose (tests of the CPU rescue).
+    failures_to_inject: u32,
+}
+
+impl TileRunner {
+    /// Loads (compiling or reading from the cache) both kernels and
+    /// reserves the two lanes.
+    pub fn new(gpu: Arc<Gpu>) -> Result<Self, DeviceError> {
+        let source = device::kernel_source(KERNEL)?;
+        let fill = gpu.kernel(source, "seqshim_gact_fill")?;
+        let trace = gpu.kernel(source, "seqshim_gact_trace")?;
+        let (free, _) = gpu.memory()?;
+        let mut lane = (free / 5).min(MAX_LANE);
+        let mut lanes = [gpu.arena(0), gpu.arena(1)];
+        // A busy device may refuse the first size; settle for less.
+        loop {
+            if lane < MIN_LANE {
+                return Err(DeviceError(format!(
+                    "only {} MiB of device memory free for GACT",
+                    free >> 20
+                )));
+            }
+            let host = lane / HOST_SHARE;
+            match lanes
+                .iter_mut()
+                .try_for_each(|a| a.reserve_split(lane, host))
+            {
+                Ok(()) => break,
+                Err(e) => {
+                    crate::log_debug!("GACT lanes of {lane} bytes refused ({e}); halving");
+                    lanes = [gpu.arena(0), gpu.arena(1)];
+                    lane /= 2;
+                }
+            }
+        }
+        crate::log_info!(
+            "GACT: GPU {} reserved 2 lanes of {} MiB ({} MiB pinned each)",
+            gpu.info().ordinal,
+            lanes[0].capacity() >> 20,
+            lanes[0].host_capacity() >> 20
+        );
+        Ok(TileRunner {
+            gpu,
+            fill,
+            trace,
+            lanes,
+            launches: 0,
+            failures_to_inject: 0,
+        })
+    }
+
+    /// Kernel launches so far (a batch larger than a lane takes several).
+    pub fn launches(&self) -> u64 {
+        self.launches
+    }
+
+    /// Makes the next `batches` batches fail as a failing device would, so
+    /// that tests can watch their tiles rerun on the CPU.
+    pub fn inject_failures(&mut self, batches: u32) {
+        self.failures_to_inject = batches;
+    }
+
+    fn rooms(&self) -> (usize, usize) {
+        let device = self.lanes.iter().map(Arena::capacity).min().unwrap_or(0);
+        let host = self
+            .lanes
+            .iter()
+            .map(Arena::host_capacity)
+            .min()
+            .unwrap_or(0);
+        // Room for the 128-byte alignment of the image's parts.
+        (device.saturating_sub(1024), host.saturating_sub(1024))
+    }
+
+    /// Splits the batch into launches that fit a lane and runs them,
+    /// alternating lanes so that packing one overlaps the GPU on the other.
+    pub fn run(&mut self, jobs: &[TileJob]) -> Result<Vec<Option<TileOutput>>, DeviceError> {
+        let (device_room, host_room) = self.rooms();
+        let mut results: Vec<Option<TileOutput>> = jobs.iter().map(|_| None).collect();
+        let chunks = plan_launches(jobs, device_room, host_room);
+        let mut in_flight: [Option<Layout>; 2] = [None, None];
+        for (i, chunk) in chunks.iter().enumerate() {
+            let lane = i % 2;
+            if let Some(layout) = in_flight[lane].take() {
+                layout.unpack(self.lanes[lane].staging()?, &mut results);
+            }
+            let layout = Layout::new(jobs, chunk);
+            self.launch(lane, jobs, &layout)?;
+            in_flight[lane] = Some(layout);
+        }
+        for lane in [chunks.len() % 2, (chunks.len() + 1) % 2] {
+            if let Some(layout) = in_flight[lane].take() {
+                layout.unpack(self.lanes[lane].staging()?, &mut results);
+            }
+        }
+        Ok(results)
+    }
+
+    /// Packs one launch into `lane` and queues its copies and kernels;
+    /// returns without waiting for them.
+    fn launch(
+        &mut self,
+        lane: usize,
+        jobs: &[TileJob],
+        layout: &Layout,
+    ) -> Result<(), DeviceError> {
+        let arena = &mut self.lanes[lane];
+        if layout.end > arena.capacity() || layout.results_end > arena.host_capacity() {
+            return Err(DeviceError(format!(
+                "GACT launch of {} bytes ({} mirrored) exceeds its lane",
+                layout.end, layout.results_end
+            )));
+        }
+        let offset = |at: usize| {
+            u32::try_from(at).map_err(|_| DeviceError("GACT image beyond 4 GiB".into()))
+        };
+        let tiles = u32::try_from(layout.tiles())
+            .map_err(|_| DeviceError("too many tiles for one launch".into()))?;
+        layout.pack(arena.staging()?, jobs);
+        arena.upload(0..layout.inputs_end)?;
+        arena.launch(
+            &self.fill,
+            tiles.div_ceil(FILL_WARPS),
+            32 * FILL_WARPS,
+            0,
+            &[
+                Arg::Offset(0),
+                Arg::U32(offset(layout.params_at)?),
+                Arg::U32(offset(layout.descs_at)?),
+                Arg::U32(offset(layout.outs_at)?),
+                Arg::U32(tiles),
+            ],
+        )?;
+        arena.launch(
+            &self.trace,
+            tiles.div_ceil(TRACE_BLOCK),
+            TRACE_BLOCK,
+            0,
+            &[
+                Arg::Offset(0),
+                Arg::U32(offset(layout.descs_at)?),
+                Arg::U32(offset(layout.outs_at)?),
+                Arg::U32(tiles),
+            ],
+        )?;
+        arena.download(layout.inputs_end..layout.results_end)?;
+        self.launches += 1;
+        crate::log_debug!(
+            "GACT: {}: launch of {} tiles, {} cells",
+            crate::engine::family::gpu_label(&self.gpu),
+            tiles,
+            layout.cells(jobs)
+        );
+        Ok(())
+    }
+}
+
+/// Groups the tiles into launches, in input order, each within
+/// `device_room` bytes of which at most `host_room` cross the bus. A tile
+/// that does not fit alone is left out (it goes back to the CPU).
+fn plan_launches(jobs: &[TileJob], device_room: usize, host_room: usize) -> Vec<Vec<usize>> {
+    let mut chunks = Vec::new();
+    let mut chunk = Vec::new();
+    let (mut bytes, mut io) = (0usize, 0usize);
+    for (index, job) in jobs.iter().enumerate() {
+        if !job.kernel_takes() {
+            continue;
+        }
+        let (job_io, job_bytes) = tile_bytes(job);
+        if job_bytes > device_room || job_io > host_room {
+            continue;
+        }
+        if bytes + job_bytes > device_room
+            || io + job_io > host_room
+            || chunk.len() == MAX_LAUNCH_TILES
+        {
+            chunks.push(std::mem::take(&mut chunk));
+            (bytes, io) = (0, 0);
+        }
+        chunk.push(index);
+        bytes += job_bytes;
+        io += job_io;
+    }
+    if !chunk.is_empty() {
+        chunks.push(chunk);
+    }
+    chunks
+}
+
+impl BatchRunner<TileJob> for TileRunner {
+    fn label(&self) -> String {
+        crate::engine::family::gpu_label(&self.gpu)
+    }
+
+    fn capacity(&self) -> usize {
+        1 << 20
+    }
+
+    /// About two launches' worth of cells (a 320 x 320 tile takes 0.9 bytes
+    /// a cell), so that a large submission is spread over every GPU.
+    fn max_batch_cost(&self) -> u64 {
+        2 * self.rooms().0 as u64
+    }
+
+    fn min_batch_cost(&self) -> u64 {
+        self.rooms().0 as u64 / 4
+    }
+
+    fn run_batch(&mut self, jobs: &[TileJob]) -> Result<Vec<Option<TileOutput>>, String> {
+        if self.failures_to_inject > 0 {
+            self.failures_to_inject -= 1;
+            return Err("GACT: injected device failure".into());
+        }
+        self.run(jobs).map_err(|e| e.to_string())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::gact::{Params, TileOptions};
+
+    fn job(m: usize, n: usize) -> TileJob {
+        TileJob {
+            ref_: vec![b'A'; m],
+            query: vec![b'C'; n],
+            params: Params::darwin_default(),
+            opts: TileOptions {
+                ref_pos: m as i32,
+                query_pos: n as i32,
+                reverse: false,
+                first: true,
+                early_terminate: 200,
+            },
+        }
+    }
+
+    #[test]
+    fn launches_hold_every_tile_that_fits_once_and_in_order() {
+        let jobs: Vec<TileJob> = (0..50)
+            .map(|k| job(1 + 10 * k, 511 - 10 * k))
+            .chain([job(0, 5), job(600, 5)])
+            .collect();
+        let largest = jobs
+            .iter()
+            .filter(|j| j.kernel_takes())
+            .map(|j| tile_bytes(j).1)
+            .max()
+            .unwrap();
+        let chunks = plan_launches(&jobs, 3 * largest, usize::MAX);
+        assert!(chunks.len() > 1);
+        let order: Vec<usize> = chunks.iter().flatten().copied().collect();
+        assert_eq!(order, (0..50).collect::<Vec<_>>());
+    }
+}
