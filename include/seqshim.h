@@ -135,13 +135,14 @@
 #define SEQSHIM_WFA_HEURISTIC_ZDROP 4
 
 /*
- `heuristic`: static band (`band_min_k`, `band_max_k`).
+ `heuristic`: static band (`band_min_k`, `band_max_k`; `band_min_k >
+ band_max_k` is refused with `SEQSHIM_E_ARG`).
  */
 #define SEQSHIM_WFA_HEURISTIC_BANDED_STATIC 5
 
 /*
  `heuristic`: adaptive band (`band_min_k`, `band_max_k`,
- `steps_between_cutoffs`).
+ `steps_between_cutoffs`; an inverted band as for the static one).
  */
 #define SEQSHIM_WFA_HEURISTIC_BANDED_ADAPTIVE 6
 
@@ -790,8 +791,9 @@ enum seqshim_status seqshim_wfa_options_default(struct seqshim_wfa_options_t *op
  (left untouched on failure). `expected_pairs` reserves room for that
  many result slots and borrowed pairs (a hint, up to 4 M pairs; adding
  short pairs into room already there is faster).
- Returns `SEQSHIM_OK`, `SEQSHIM_E_NULL`, `SEQSHIM_E_OPTION` or `SEQSHIM_E_OPTION`, each
- failure with one warning line saying what is wrong.
+ Returns `SEQSHIM_OK`, `SEQSHIM_E_NULL`, `SEQSHIM_E_OPTION` or
+ `SEQSHIM_E_ARG` (a band with `band_min_k > band_max_k`), each failure
+ with one warning line saying what is wrong.
 
  # Safety
  `options` must be null or point to a `seqshim_wfa_options_t`; `out` null
@@ -846,8 +848,10 @@ enum seqshim_status seqshim_wfa_batch_run(struct seqshim_wfa_batch_t *b);
  value: 0 done, −1 unfeasible or refused, −2 maximum score reached) in
  `status` and `cigar->score` in `score` (each optional). Returns
  `SEQSHIM_OK`, `SEQSHIM_E_REFUSED` (status −1 written), `SEQSHIM_E_STATE`,
- `SEQSHIM_E_DEVICE`, `SEQSHIM_E_INDEX` or `SEQSHIM_E_NULL`; the outputs are written only with
- OK and REFUSED.
+ `SEQSHIM_E_DEVICE` (the GPU failed under `SEQSHIM_STRICT=1`),
+ `SEQSHIM_E_INTERNAL` (a bug met while aligning this pair was
+ contained), `SEQSHIM_E_INDEX` or `SEQSHIM_E_NULL`; the outputs are
+ written only with OK and REFUSED.
 
  # Safety
  `b` null or a live batch; `status` and `score` null or writable.

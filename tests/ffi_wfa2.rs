@@ -640,3 +640,21 @@ fn parity_custom_match_function() {
     let pairs = if cfg!(debug_assertions) { "6" } else { "24" };
     three_ways(&exe, &["matchfn", pairs, "4242"], "matchfn");
 }
+
+/// Inputs where seqshim once parted from 2.3.3: indel with a narrow
+/// adaptive band past the wavefront table (refused, or aligned only after
+/// a longer pair), and an inverted static band with gap-linear and
+/// gap-affine.
+#[test]
+fn parity_robustness() {
+    require_upstream();
+    let include = format!("-I{UPSTREAM_INCLUDE}");
+    let exe = compile_c(
+        "wfa2_robust",
+        &[source("robust.c")],
+        &["-std=gnu11", "-Wall", "-Wextra", "-Werror", "-O2", &include],
+        &["-lwfa2", "-lm", "-ldl"],
+    );
+    three_ways(&exe, &["history"], "robust history");
+    three_ways(&exe, &["band"], "robust band");
+}

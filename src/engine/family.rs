@@ -24,6 +24,7 @@ use std::sync::{Arc, Mutex, OnceLock};
 
 use super::cost_model::{CpuModel, Timed};
 use super::device::{DeviceError, Gpu};
+use super::fork::PerProcess;
 use super::scheduler::{BatchRunner, HereTimer, Job, Options, Route, ScheduleError, Scheduler};
 
 /// A kernel family as the engine sees it.
@@ -84,7 +85,8 @@ fn find_slot(id: TypeId) -> Option<Slot> {
 /// What the engine keeps for one family: its scheduler once started, and
 /// what its calls cost on their callers' threads before that.
 struct FamilySlot<J: Job> {
-    scheduler: OnceLock<Scheduler<J>>,
+    /// Per process: a forked child starts its own, on the CPU (see `fork`).
+    scheduler: PerProcess<Scheduler<J>>,
     before_start: CpuModel,
 }
 
@@ -95,7 +97,7 @@ fn slot<F: Family>() -> &'static FamilySlot<F::Job> {
         // Another thread may have added it before we took the lock.
         find_slot(id).unwrap_or_else(|| {
             let fresh: &'static FamilySlot<F::Job> = Box::leak(Box::new(FamilySlot {
-                scheduler: OnceLock::new(),
+                scheduler: PerProcess::new(),
                 before_start: CpuModel::default(),
             }));
             let free = SLOTS
@@ -122,7 +124,8 @@ pub fn devices_possible() -> bool {
 }
 
 /// The family's process-wide scheduler, with executors for every GPU in use
-/// (none on the CPU path). Started on first use.
+/// (none on the CPU path). Started on first use in each process: a forked
+/// child starts its own, on the CPU (see `fork`).
 pub fn scheduler<F: Family>() -> &'static Scheduler<F::Job> {
     slot::<F>().scheduler.get_or_init(|| {
         let mut runners = Vec::new();

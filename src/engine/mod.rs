@@ -8,6 +8,7 @@ pub mod cpu;
 #[allow(unsafe_code)]
 pub mod device;
 pub mod family;
+pub mod fork;
 pub mod log;
 pub mod panic;
 pub mod report;

@@ -13,7 +13,6 @@
 //! and the caller gets its result. Nothing is dropped.
 
 use std::collections::VecDeque;
-use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::mpsc;
 use std::sync::{Arc, Condvar, Mutex, MutexGuard};
@@ -500,23 +499,28 @@ fn count_here(counter: &AtomicU64, batched: bool) -> u64 {
 /// scheduler: for batches that must not use a device, so that a process
 /// that never asks for one never starts its runners (kernels, device
 /// memory). A job that panics fails alone (see [`run_cpu_caught`]).
+///
+/// The caller's thread works through the jobs too, so a small batch never
+/// waits behind another caller's long one (see [`super::cpu::map_shared`]).
 pub fn run_on_cpu<J: Job>(jobs: Vec<J>) -> Vec<Result<J::Output, ScheduleError>> {
-    super::cpu::install(|| {
-        use rayon::prelude::*;
-        jobs.into_par_iter()
-            .map(|job| run_cpu_caught(&job))
-            .collect()
-    })
+    super::cpu::map_shared(jobs, |job| run_cpu_caught(&job))
+        .into_iter()
+        .map(|output| output.unwrap_or_else(|| Err(ScheduleError("internal: job lost".into()))))
+        .collect()
 }
+
+/// How the error of a job whose CPU path panicked begins, so that callers
+/// can tell a contained bug from a device failure.
+pub const CPU_PATH_PANICKED: &str = "the CPU path panicked";
 
 /// Runs a job on the CPU with its panic caught: a bug met by one job fails
 /// that job, with the panic's message, instead of the caller's whole batch
 /// or (on a pool thread started with `spawn`, whose panics abort) the
 /// process.
 pub fn run_cpu_caught<J: Job>(job: &J) -> Result<J::Output, ScheduleError> {
-    catch_unwind(AssertUnwindSafe(|| job.run_cpu())).map_err(|payload| {
+    super::panic::catching(|| job.run_cpu()).map_err(|payload| {
         ScheduleError(format!(
-            "the CPU path panicked: {}",
+            "{CPU_PATH_PANICKED}: {}",
             super::panic::panic_message(&*payload)
         ))
     })
@@ -686,21 +690,18 @@ impl<J: Job> Scheduler<J> {
                 for_cpu.push((index, job));
             }
         }
-        let cpu_outputs = super::cpu::install(|| {
-            rayon::join(
-                || {
-                    let (indices, jobs): (Vec<usize>, Vec<J>) = to_queue.into_iter().unzip();
-                    for (index, handed) in indices.into_iter().zip(self.queue_many(jobs)) {
-                        match handed {
-                            Ok(queued) => waiting.push((index, queued)),
-                            Err(job) => handed_back.push((index, job)),
-                        }
-                    }
-                },
-                || run_indexed_on_cpu(for_cpu),
-            )
-            .1
-        });
+        // The CPU share starts on the free pool threads, the device share
+        // is queued, and then this thread joins the CPU share: never
+        // queued behind other callers' work on the pool.
+        let cpu_share = start_indexed_on_cpu(for_cpu);
+        let (indices, jobs): (Vec<usize>, Vec<J>) = to_queue.into_iter().unzip();
+        for (index, handed) in indices.into_iter().zip(self.queue_many(jobs)) {
+            match handed {
+                Ok(queued) => waiting.push((index, queued)),
+                Err(job) => handed_back.push((index, job)),
+            }
+        }
+        let cpu_outputs = cpu_share();
         shared
             .stats
             .inline_jobs
@@ -787,8 +788,21 @@ impl<J: Job> Drop for Queued<J> {
 fn run_indexed_on_cpu<J: Job>(
     jobs: Vec<(usize, J)>,
 ) -> Vec<(usize, Result<J::Output, ScheduleError>)> {
+    start_indexed_on_cpu(jobs)()
+}
+
+/// [`run_indexed_on_cpu`] started on the free pool threads; calling the
+/// returned function joins in and collects the results.
+fn start_indexed_on_cpu<J: Job>(
+    jobs: Vec<(usize, J)>,
+) -> impl FnOnce() -> Vec<(usize, Result<J::Output, ScheduleError>)> {
     let (indices, jobs): (Vec<usize>, Vec<J>) = jobs.into_iter().unzip();
-    indices.into_iter().zip(run_on_cpu(jobs)).collect()
+    let run = super::cpu::start_shared(jobs, |job| run_cpu_caught(&job));
+    move || {
+        let lost = || Err(ScheduleError("internal: job lost".into()));
+        let outputs = run.join().into_iter().map(|o| o.unwrap_or_else(lost));
+        indices.into_iter().zip(outputs).collect()
+    }
 }
 
 impl<J: Job> Drop for Scheduler<J> {
@@ -871,7 +885,7 @@ fn executor_loop<J: Job>(
 
         let started = Instant::now();
         let outcome =
-            catch_unwind(AssertUnwindSafe(|| runner.run_batch(&jobs))).unwrap_or_else(|payload| {
+            super::panic::catching(|| runner.run_batch(&jobs)).unwrap_or_else(|payload| {
                 Err(format!(
                     "panicked: {}",
                     super::panic::panic_message(&*payload)

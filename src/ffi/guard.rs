@@ -3,52 +3,22 @@
 //! missing) becomes the function's error value instead of unwinding into C,
 //! which would be undefined behaviour.
 
-use std::cell::Cell;
-use std::sync::Once;
-
 // CPU fallback relies on catching panics from the CUDA bindings; an abort
 // build would turn a missing driver into a dead host process.
 #[cfg(panic = "abort")]
 compile_error!("seqshim must be built with panic = \"unwind\"");
 
-thread_local! {
-    /// Depth of guarded calls on this thread, so the panic hook knows whether
-    /// a panic will be caught by us.
-    static GUARD_DEPTH: Cell<usize> = const { Cell::new(0) };
-}
-
-static HOOK: Once = Once::new();
-
-/// Installs, once, a panic hook that keeps panics we are about to catch off
-/// the host's stderr (they are logged as one `[seqshim]` line instead) and
-/// passes every other panic to the hook that was there before.
-fn install_quiet_hook() {
-    HOOK.call_once(|| {
-        let previous = std::panic::take_hook();
-        std::panic::set_hook(Box::new(move |info| {
-            if GUARD_DEPTH.with(Cell::get) > 0 {
-                crate::log_debug!("caught panic: {info}");
-            } else {
-                previous(info);
-            }
-        }));
-    });
-}
-
-/// Marks the current thread as inside a guarded call for the guard's lifetime.
-pub struct GuardScope;
+/// Marks the current thread as inside a guarded call for the guard's
+/// lifetime, so that the panic hook reports a panic here as one
+/// `[seqshim]` line (see `engine::panic`). Entering the first guard also
+/// sets up what a host process needs of us once: the panic hook and the
+/// fork handler.
+pub struct GuardScope(#[allow(dead_code)] crate::engine::panic::Catching);
 
 impl GuardScope {
     pub fn enter() -> GuardScope {
-        install_quiet_hook();
-        GUARD_DEPTH.with(|d| d.set(d.get() + 1));
-        GuardScope
-    }
-}
-
-impl Drop for GuardScope {
-    fn drop(&mut self) {
-        GUARD_DEPTH.with(|d| d.set(d.get().saturating_sub(1)));
+        super::fork::register();
+        GuardScope(crate::engine::panic::Catching::enter())
     }
 }
 
@@ -69,7 +39,8 @@ macro_rules! ffi_guard {
         match ::std::panic::catch_unwind(::std::panic::AssertUnwindSafe(|| $body)) {
             Ok(value) => value,
             Err(payload) => {
-                $crate::log_warn!(
+                // The panic hook already said what and where, as a warning.
+                $crate::log_debug!(
                     "internal error contained at the C boundary: {}",
                     $crate::engine::panic::panic_message(&*payload)
                 );

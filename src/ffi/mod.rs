@@ -6,6 +6,7 @@ pub mod boa;
 pub mod cudaec;
 pub mod darwin;
 pub mod f5c;
+pub mod fork;
 pub mod guard;
 pub mod handle;
 pub mod native;

@@ -11,6 +11,7 @@ use std::sync::Arc;
 
 use super::handle::{self, BatchState};
 use super::status::*;
+use crate::engine::scheduler::CPU_PATH_PANICKED;
 use crate::ffi_guard;
 use crate::wfa::batch::{self, Batch, Lent, Slot};
 use crate::wfa::job::{PairResult, PairSource};
@@ -44,10 +45,11 @@ pub const SEQSHIM_WFA_HEURISTIC_WFMASH: i32 = 2;
 pub const SEQSHIM_WFA_HEURISTIC_XDROP: i32 = 3;
 /// `heuristic`: z-drop (`drop`, `steps_between_cutoffs`).
 pub const SEQSHIM_WFA_HEURISTIC_ZDROP: i32 = 4;
-/// `heuristic`: static band (`band_min_k`, `band_max_k`).
+/// `heuristic`: static band (`band_min_k`, `band_max_k`; `band_min_k >
+/// band_max_k` is refused with `SEQSHIM_E_ARG`).
 pub const SEQSHIM_WFA_HEURISTIC_BANDED_STATIC: i32 = 5;
 /// `heuristic`: adaptive band (`band_min_k`, `band_max_k`,
-/// `steps_between_cutoffs`).
+/// `steps_between_cutoffs`; an inverted band as for the static one).
 pub const SEQSHIM_WFA_HEURISTIC_BANDED_ADAPTIVE: i32 = 6;
 /// `memory_mode`: the values of WFA2-lib's `wavefront_memory_t`.
 pub const SEQSHIM_WFA_MEMORY_HIGH: i32 = 0;
@@ -284,6 +286,13 @@ fn attributes_of(o: &seqshim_wfa_options_t) -> Result<AlignerAttributes, seqshim
         }
         SEQSHIM_WFA_HEURISTIC_XDROP => Heuristic::xdrop(o.drop, steps),
         SEQSHIM_WFA_HEURISTIC_ZDROP => Heuristic::zdrop(o.drop, steps),
+        // A band with no diagonal in it is a caller's mistake: 2.3.3
+        // crashes on it with edit and indel.
+        SEQSHIM_WFA_HEURISTIC_BANDED_STATIC | SEQSHIM_WFA_HEURISTIC_BANDED_ADAPTIVE
+            if o.band_min_k > o.band_max_k =>
+        {
+            return Err(SEQSHIM_E_ARG);
+        }
         SEQSHIM_WFA_HEURISTIC_BANDED_STATIC => Heuristic::banded_static(o.band_min_k, o.band_max_k),
         SEQSHIM_WFA_HEURISTIC_BANDED_ADAPTIVE => {
             Heuristic::banded_adaptive(o.band_min_k, o.band_max_k, steps)
@@ -343,8 +352,9 @@ pub unsafe extern "C" fn seqshim_wfa_options_default(
 /// (left untouched on failure). `expected_pairs` reserves room for that
 /// many result slots and borrowed pairs (a hint, up to 4 M pairs; adding
 /// short pairs into room already there is faster).
-/// Returns `SEQSHIM_OK`, `SEQSHIM_E_NULL`, `SEQSHIM_E_OPTION` or `SEQSHIM_E_OPTION`, each
-/// failure with one warning line saying what is wrong.
+/// Returns `SEQSHIM_OK`, `SEQSHIM_E_NULL`, `SEQSHIM_E_OPTION` or
+/// `SEQSHIM_E_ARG` (a band with `band_min_k > band_max_k`), each failure
+/// with one warning line saying what is wrong.
 ///
 /// # Safety
 /// `options` must be null or point to a `seqshim_wfa_options_t`; `out` null
@@ -568,6 +578,7 @@ unsafe fn result_of<'a>(
     match b.batch.slot(index) {
         None => Err(SEQSHIM_E_INDEX),
         Some(Slot::Pending) => Err(SEQSHIM_E_STATE),
+        Some(Slot::Failed(why)) if why.starts_with(CPU_PATH_PANICKED) => Err(SEQSHIM_E_INTERNAL),
         Some(Slot::Failed(_)) => Err(SEQSHIM_E_DEVICE),
         Some(Slot::Done(r)) => Ok(r),
     }
@@ -577,8 +588,10 @@ unsafe fn result_of<'a>(
 /// value: 0 done, −1 unfeasible or refused, −2 maximum score reached) in
 /// `status` and `cigar->score` in `score` (each optional). Returns
 /// `SEQSHIM_OK`, `SEQSHIM_E_REFUSED` (status −1 written), `SEQSHIM_E_STATE`,
-/// `SEQSHIM_E_DEVICE`, `SEQSHIM_E_INDEX` or `SEQSHIM_E_NULL`; the outputs are written only with
-/// OK and REFUSED.
+/// `SEQSHIM_E_DEVICE` (the GPU failed under `SEQSHIM_STRICT=1`),
+/// `SEQSHIM_E_INTERNAL` (a bug met while aligning this pair was
+/// contained), `SEQSHIM_E_INDEX` or `SEQSHIM_E_NULL`; the outputs are
+/// written only with OK and REFUSED.
 ///
 /// # Safety
 /// `b` null or a live batch; `status` and `score` null or writable.

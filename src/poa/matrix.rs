@@ -34,7 +34,15 @@ pub enum MatrixError {
     TooManySymbols(usize),
     /// Negative truncation/decay lengths would index outside the gap arrays upstream.
     BadGapLengths { trunc: i32, decay: i32 },
+    /// The file went on past 1 MiB (a device or a FIFO that never ends,
+    /// say) or could not be read to its end.
+    Unreadable(String),
 }
+
+/// The most bytes of a matrix file read: real ones are a few kilobytes, and
+/// a file that never ends (`/dev/zero`, a FIFO) must not grow memory.
+/// (Private: a public constant would reach the C header.)
+const MAX_MATRIX_BYTES: u64 = 1 << 20;
 
 impl MatrixError {
     /// Upstream's integer return code for this failure.
@@ -66,6 +74,7 @@ impl fmt::Display for MatrixError {
             MatrixError::BadGapLengths { trunc, decay } => {
                 write!(f, "negative gap truncation/decay length ({trunc}, {decay})")
             }
+            MatrixError::Unreadable(why) => write!(f, "matrix file unreadable: {why}"),
         }
     }
 }
@@ -164,16 +173,73 @@ fn fgets_chunks(text: &[u8]) -> Vec<&[u8]> {
     out
 }
 
+/// The next chunk [`fgets_chunks`] would give, read from `reader`; `None`
+/// at the end.
+fn next_fgets_chunk(reader: &mut impl std::io::BufRead) -> std::io::Result<Option<Vec<u8>>> {
+    let mut chunk = Vec::new();
+    while chunk.len() < 1022 {
+        let available = reader.fill_buf()?;
+        if available.is_empty() {
+            break;
+        }
+        let room = 1022 - chunk.len();
+        let take = available.iter().take(room).position(|&c| c == b'\n');
+        let n = take.map_or(room.min(available.len()), |i| i + 1);
+        chunk.extend_from_slice(&available[..n]);
+        reader.consume(n);
+        if take.is_some() {
+            break;
+        }
+    }
+    if chunk.is_empty() {
+        return Ok(None);
+    }
+    if let Some(z) = chunk.iter().position(|&c| c == 0) {
+        chunk.truncate(z);
+    }
+    Ok(Some(chunk))
+}
+
 impl ScoreMatrix {
     /// Reads a matrix file from disk.
+    ///
+    /// The file is read a line at a time and reading stops at the first
+    /// bad line, as upstream's does, so a file that never ends fails after
+    /// its first chunk instead of being read whole; at most 1 MiB is read
+    /// in any case.
     pub fn from_file(path: impl AsRef<Path>) -> Result<Self, MatrixError> {
         let p = path.as_ref();
-        let text = std::fs::read(p).map_err(|_| MatrixError::NotFound(p.display().to_string()))?;
-        Self::parse(&text)
+        let file =
+            std::fs::File::open(p).map_err(|_| MatrixError::NotFound(p.display().to_string()))?;
+        let mut reader = std::io::Read::take(std::io::BufReader::new(file), MAX_MATRIX_BYTES);
+        let mut failed = None;
+        let chunks = std::iter::from_fn(|| match next_fgets_chunk(&mut reader) {
+            Ok(chunk) => chunk,
+            Err(e) => {
+                failed = Some(e);
+                None
+            }
+        });
+        let parsed = Self::parse_chunks(chunks);
+        if let Some(e) = failed {
+            return Err(MatrixError::Unreadable(e.to_string()));
+        }
+        if reader.limit() == 0 {
+            return Err(MatrixError::Unreadable(format!(
+                "longer than {MAX_MATRIX_BYTES} bytes"
+            )));
+        }
+        parsed
     }
 
     /// Parses matrix file contents.
     pub fn parse(text: &[u8]) -> Result<Self, MatrixError> {
+        Self::parse_chunks(fgets_chunks(text).into_iter().map(<[u8]>::to_vec))
+    }
+
+    /// Parses a matrix file given as upstream's `fgets` chunks, stopping at
+    /// the first bad one.
+    fn parse_chunks(chunks: impl Iterator<Item = Vec<u8>>) -> Result<Self, MatrixError> {
         let mut set = [[12, 2, 0], [12, 2, 0]];
         let mut trunc = TRUNCATE_GAP_LENGTH;
         let mut decay = DECAY_GAP_LENGTH;
@@ -181,7 +247,8 @@ impl ScoreMatrix {
         let mut rows: Vec<(usize, Vec<i32>)> = Vec::new();
         let mut found_symbol_line = false;
 
-        for line in fgets_chunks(text) {
+        for line in chunks {
+            let line = &line[..];
             let first = line.first().copied().unwrap_or(0);
             if first == b'#' || first == b'\n' {
                 continue;

@@ -20,6 +20,9 @@ const DEVICE_JOB_BASES: u64 = 256 << 10;
 const STORE_TOGETHER: usize = 1 << 16;
 /// CPU jobs are small enough that the pool balances its threads.
 const CPU_JOB_PAIRS: usize = 256;
+/// Result slots below this many are made and filled on the caller's
+/// thread rather than on the pool.
+const PARALLEL_STORE: usize = 1 << 14;
 const CPU_JOB_BASES: u64 = 1 << 20;
 /// The longest pair: its CIGAR (2·(p+t) operations) must fit an `int`.
 pub const MAX_PAIR_BASES: usize = (i32::MAX / 2) as usize;
@@ -345,10 +348,16 @@ impl Batch {
         // fresh memory that takes a millisecond or more to fault in).
         let (have, taken) = (self.slots.len(), self.pairs);
         let slots = &mut self.slots;
-        crate::engine::cpu::install(|| {
-            use rayon::prelude::*;
-            slots.par_extend((have..taken).into_par_iter().map(|_| Slot::Pending));
-        });
+        if taken - have < PARALLEL_STORE {
+            // Not worth the pool, whose threads may be busy with another
+            // caller's long work.
+            slots.extend((have..taken).map(|_| Slot::Pending));
+        } else {
+            crate::engine::cpu::install(|| {
+                use rayon::prelude::*;
+                slots.par_extend((have..taken).into_par_iter().map(|_| Slot::Pending));
+            });
+        }
         let mut queued: Vec<QueuedJob> = Vec::new();
         let mut cpu_jobs: Vec<CpuJob> = Vec::new();
         for job in built {
@@ -444,14 +453,21 @@ impl Batch {
             rest_at = first + results.len();
             pieces.push((piece, results));
         }
-        crate::engine::cpu::install(|| {
-            use rayon::prelude::*;
-            pieces.into_par_iter().for_each(|(piece, results)| {
-                for (slot, result) in piece.iter_mut().zip(results) {
-                    *slot = Slot::Done(result);
-                }
+        let fill = |(piece, results): (&mut [Slot], Vec<PairResult>)| {
+            for (slot, result) in piece.iter_mut().zip(results) {
+                *slot = Slot::Done(result);
+            }
+        };
+        let count: usize = pieces.iter().map(|(piece, _)| piece.len()).sum();
+        if count < PARALLEL_STORE {
+            // As for the slots: a few results are stored here and now.
+            pieces.into_iter().for_each(fill);
+        } else {
+            crate::engine::cpu::install(|| {
+                use rayon::prelude::*;
+                pieces.into_par_iter().for_each(fill);
             });
-        });
+        }
     }
 
     /// Puts each result in its slot, one by one.

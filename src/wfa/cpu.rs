@@ -136,10 +136,64 @@ impl Core {
     pub fn align(&mut self, pattern: &[u8], text: &[u8]) -> Result<AlignStatus, WfaError> {
         let (plen, tlen) = (pattern.len() as i32, text.len() as i32);
         self.check(plen, tlen)?;
+        if self.inverted_static_band() {
+            // No diagonal lies in the band. 2.3.3 finds gap-linear and
+            // gap-affine alignments unfeasible at once; with edit or indel
+            // it crashes. Both get the unfeasible outcome here.
+            self.prepare(pattern, text, false);
+            self.cigar.clear();
+            self.status = AlignStatus::Unfeasible;
+            return Ok(self.status);
+        }
         if self.bi.is_some() {
             self.bialign(pattern, text)
         } else {
             self.unialign(pattern, text)
+        }
+    }
+
+    /// Ends an alignment whose wavefronts could not be allocated: their
+    /// memory goes back, and the outcome is upstream's out-of-memory one.
+    pub(crate) fn out_of_memory(&mut self) {
+        self.comps = Components::default();
+        self.nulls = Vec::new();
+        self.victims = Default::default();
+        self.scratch = Vec::new();
+        self.cigar.clear();
+        self.status = AlignStatus::Oom;
+        self.paused_at = None;
+    }
+
+    /// A static band with `min_k > max_k` and a unit metric (see `align`).
+    fn inverted_static_band(&self) -> bool {
+        let h = &self.heuristic;
+        h.strategy & Heuristic::BANDED_STATIC != 0
+            && h.min_k > h.max_k
+            && matches!(
+                self.pen.metric,
+                DistanceMetric::Edit | DistanceMetric::Indel
+            )
+    }
+
+    /// Forgets how large earlier pairs made the wavefront table, as a
+    /// freshly made aligner: whether a pair runs out of wavefronts then
+    /// depends on that pair alone (the batch API's contract), not on what
+    /// the thread aligned before.
+    pub(crate) fn forget_table_growth(&mut self) {
+        self.num_wavefronts = self.pen.num_wavefronts(1000, 1000);
+    }
+
+    /// The score at which high-memory alignment runs out of wavefronts.
+    /// 2.3.3 checks its table for gap-linear and gap-affine only; edit and
+    /// indel write past it and align on, so here they are bounded by the
+    /// pair alone: no path through the matrix costs more than
+    /// `plen + tlen`, so a larger score means the end is out of reach.
+    pub(super) fn wavefront_limit(&self) -> i64 {
+        match self.pen.metric {
+            DistanceMetric::Edit | DistanceMetric::Indel => {
+                i64::from(self.plen) + i64::from(self.tlen) + 1
+            }
+            _ => self.num_wavefronts,
         }
     }
 
@@ -291,7 +345,7 @@ impl Core {
     fn fast_forward_stuck(&mut self) -> Result<AlignStatus, WfaError> {
         let high = self.scope == AlignmentScope::ComputeAlignment
             && matches!(self.memory_mode, MemoryMode::High | MemoryMode::Ultralow);
-        if high && self.num_wavefronts <= self.max_alignment_score as i64 {
+        if high && self.wavefront_limit() <= self.max_alignment_score as i64 {
             return Err(WfaError::WavefrontsExhausted);
         }
         self.cigar.score = self.max_alignment_score;
@@ -323,8 +377,13 @@ impl Core {
             return;
         }
         let f = self.form;
+        // A negative begin-free length frees nothing. 2.3.3 makes the
+        // first wavefront's range from it as given, which inverts the range
+        // and leaves later wavefronts reading cells it never wrote (edit and
+        // indel crash; with one side 0 and the other negative, gap-linear
+        // and gap-affine align as with 0, which is what happens here).
         let (lo, hi) = if self.pen.match_score == 0 {
-            (-f.pattern_begin_free, f.text_begin_free)
+            (-f.pattern_begin_free.max(0), f.text_begin_free.max(0))
         } else {
             (0, 0)
         };

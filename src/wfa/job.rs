@@ -197,6 +197,9 @@ pub fn align_on_cpu(attributes: &AlignerAttributes, pattern: &[u8], text: &[u8])
             };
         }
         let (_, aligner) = slot.as_mut().expect("aligner just built");
+        // The aligner is reused for speed, but its history must not decide
+        // whether this pair runs out of wavefronts.
+        aligner.forget_table_growth();
         let outcome = aligner.align(pattern, text);
         PairResult::from_aligner(aligner, outcome)
     })

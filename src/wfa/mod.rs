@@ -201,13 +201,37 @@ impl Aligner {
 
     /// `wavefront_align`: returns the status (also kept in [`Aligner::status`]).
     pub fn align(&mut self, pattern: &[u8], text: &[u8]) -> Result<AlignStatus, WfaError> {
-        self.core.align(pattern, text)
+        self.out_of_memory_contained(|core| core.align(pattern, text))
+    }
+
+    /// Runs an alignment step; memory for wavefronts running out ends it
+    /// with [`AlignStatus::Oom`] (as `max_memory_abort` does) and gives the
+    /// wavefronts' memory back, where the allocator would abort the host.
+    fn out_of_memory_contained(
+        &mut self,
+        step: impl FnOnce(&mut cpu::Core) -> Result<AlignStatus, WfaError>,
+    ) -> Result<AlignStatus, WfaError> {
+        match crate::engine::panic::catching(|| step(&mut self.core)) {
+            Ok(outcome) => outcome,
+            Err(payload) if payload.is::<crate::engine::panic::OutOfMemory>() => {
+                self.core.out_of_memory();
+                Ok(AlignStatus::Oom)
+            }
+            Err(payload) => std::panic::resume_unwind(payload),
+        }
+    }
+
+    /// Forgets how large earlier pairs made the wavefront table (see
+    /// `cpu::Core::forget_table_growth`), so that the next alignment's
+    /// outcome depends on its pair and configuration only.
+    pub fn forget_table_growth(&mut self) {
+        self.core.forget_table_growth();
     }
 
     /// `wavefront_align_resume`: continues after [`AlignStatus::MaxScoreReached`]
     /// (typically after raising the limit with [`Aligner::set_max_alignment_score`]).
     pub fn resume(&mut self) -> Result<AlignStatus, WfaError> {
-        self.core.resume()
+        self.out_of_memory_contained(cpu::Core::resume)
     }
 
     pub fn status(&self) -> AlignStatus {

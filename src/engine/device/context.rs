@@ -4,7 +4,6 @@
 
 use std::collections::HashMap;
 use std::fmt;
-use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::sync::Mutex;
 
 use cudarc::driver::CudaContext;
@@ -39,7 +38,7 @@ pub(super) fn shielded<T>(
     context: &str,
     f: impl FnOnce() -> Result<T, DeviceError>,
 ) -> Result<T, DeviceError> {
-    match catch_unwind(AssertUnwindSafe(f)) {
+    match crate::engine::panic::expecting(f) {
         Ok(result) => result,
         Err(payload) => Err(DeviceError(format!(
             "{context}: {}",

@@ -15,6 +15,7 @@
 //! and the ledger every arena draws on. This file is the public face.
 
 use std::collections::HashMap;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Instant;
 
@@ -22,6 +23,7 @@ use cudarc::driver::{CudaContext, CudaFunction, CudaModule, CudaStream};
 use once_cell::sync::OnceCell;
 
 use super::config::{self, Backend};
+use super::fork::PerProcess;
 
 mod arena;
 pub mod budget;
@@ -139,7 +141,9 @@ impl Kernel {
     }
 }
 
-static AVAILABILITY: OnceCell<Availability> = OnceCell::new();
+static AVAILABILITY: PerProcess<Availability> = PerProcess::new();
+/// Whether this process, or a parent it was forked from, initialised CUDA.
+static PROBED_CUDA: AtomicBool = AtomicBool::new(false);
 
 /// Probes once per process and returns what was found.
 pub fn availability() -> &'static Availability {
@@ -149,6 +153,12 @@ pub fn availability() -> &'static Availability {
         let found = if config.backend == Backend::Cpu {
             Availability::CpuOnly {
                 reason: "SEQSHIM_BACKEND=cpu".to_string(),
+            }
+        } else if PROBED_CUDA.swap(true, Ordering::AcqRel) {
+            // CUDA does not survive fork(): the parent's contexts are dead
+            // here and the driver cannot be initialised again.
+            Availability::CpuOnly {
+                reason: "a process forked after the GPU was set up".to_string(),
             }
         } else {
             match probe::probe(config.devices.as_deref()) {

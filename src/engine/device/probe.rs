@@ -1,7 +1,6 @@
 //! Is there a CUDA driver and an NVRTC library, and which GPUs do we use
 //! (all visible ones, or those `SEQSHIM_DEVICES` names)?
 
-use std::panic::catch_unwind;
 use std::sync::Arc;
 
 use cudarc::driver::CudaContext;
@@ -14,13 +13,14 @@ use super::{DeviceError, Gpu};
 pub fn nvrtc_present() -> bool {
     // SAFETY: `is_culib_present` only tries `dlopen` on candidate file names
     // and closes what it opens; it touches no CUDA state.
-    catch_unwind(|| unsafe { nvrtc_sys::is_culib_present() }).unwrap_or(false)
+    crate::engine::panic::expecting(|| unsafe { nvrtc_sys::is_culib_present() }).unwrap_or(false)
 }
 
 pub(super) fn probe(wanted: Option<&[usize]>) -> Result<Vec<Arc<Gpu>>, DeviceError> {
     // SAFETY: `is_culib_present` only tries `dlopen` on candidate names.
     let driver_present =
-        catch_unwind(|| unsafe { cudarc::driver::sys::is_culib_present() }).unwrap_or(false);
+        crate::engine::panic::expecting(|| unsafe { cudarc::driver::sys::is_culib_present() })
+            .unwrap_or(false);
     if !driver_present {
         return Err(DeviceError(
             "no CUDA driver library (libcuda.so.1) could be loaded".into(),

@@ -291,15 +291,19 @@ pub unsafe extern "C" fn cigar_score_edit(cigar: *mut cigar_t) -> c_int {
 /// Gap-linear score (`score -= penalty`); `INT_MIN` on an unknown operation.
 ///
 /// # Safety
-/// `cigar` and `penalties` must point to valid objects.
+/// `cigar` and `penalties` must each be null (the score is then 0) or
+/// point to a valid object.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn cigar_score_gap_linear(
     cigar: *mut cigar_t,
     penalties: *mut linear_penalties_t,
 ) -> c_int {
     ffi_guard!(i32::MIN, {
-        // SAFETY: valid per the contract.
-        let pen = unsafe { &*penalties };
+        // SAFETY: null or valid per the contract. Given NULL, a CIGAR
+        // function does nothing and counts 0 (2.3.3 crashes).
+        let Some(pen) = (unsafe { penalties.as_ref() }) else {
+            return 0;
+        };
         let pen = LinearPenalties {
             match_score: pen.match_,
             mismatch: pen.mismatch,
@@ -316,15 +320,19 @@ const UNKNOWN_OP: &[u8] = b"[CIGAR] Computing CIGAR score: Unknown operation\n";
 /// upstream's message and returns `INT_MIN` (2.3.3 exits).
 ///
 /// # Safety
-/// `cigar` and `penalties` must point to valid objects.
+/// `cigar` and `penalties` must each be null (the score is then 0) or
+/// point to a valid object.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn cigar_score_gap_affine(
     cigar: *mut cigar_t,
     penalties: *mut affine_penalties_t,
 ) -> c_int {
     ffi_guard!(i32::MIN, {
-        // SAFETY: valid per the contract.
-        let pen = unsafe { &*penalties };
+        // SAFETY: null or valid per the contract. Given NULL, a CIGAR
+        // function does nothing and counts 0 (2.3.3 crashes).
+        let Some(pen) = (unsafe { penalties.as_ref() }) else {
+            return 0;
+        };
         let pen = AffinePenalties {
             match_score: pen.match_,
             mismatch: pen.mismatch,
@@ -344,15 +352,22 @@ pub unsafe extern "C" fn cigar_score_gap_affine(
 /// upstream's message and returns `INT_MIN` (2.3.3 exits).
 ///
 /// # Safety
-/// `cigar` and `penalties` must point to valid objects.
+/// `cigar` and `penalties` must each be null (the score is then 0) or
+/// point to a valid object.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn cigar_score_gap_affine2p(
     cigar: *mut cigar_t,
     penalties: *mut affine2p_penalties_t,
 ) -> c_int {
     ffi_guard!(i32::MIN, {
-        // SAFETY: valid per the contract.
-        let pen = unsafe { &*penalties };
+        if cigar.is_null() {
+            return 0;
+        }
+        // SAFETY: null or valid per the contract. Given NULL, a CIGAR
+        // function does nothing and counts 0 (2.3.3 crashes).
+        let Some(pen) = (unsafe { penalties.as_ref() }) else {
+            return 0;
+        };
         let pen = Affine2pPenalties {
             match_score: pen.match_,
             mismatch: pen.mismatch,
@@ -589,7 +604,8 @@ pub unsafe extern "C" fn cigar_print(
 /// Writes the run-length CIGAR and a NUL into `buffer`; returns its length.
 ///
 /// # Safety
-/// `buffer` must have room for the text and the NUL; `cigar` must be valid.
+/// `buffer` must be null (nothing is written, 0 returned) or have room for
+/// the text and the NUL; `cigar` must be null or valid.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn cigar_sprint(
     buffer: *mut c_char,
@@ -597,6 +613,9 @@ pub unsafe extern "C" fn cigar_sprint(
     print_matches: bool,
 ) -> c_int {
     ffi_guard!(0, {
+        if buffer.is_null() {
+            return 0;
+        }
         // SAFETY: valid per the contract.
         let text = cigar_ops::run_length_text(unsafe { ops(cigar) }, print_matches);
         // SAFETY: the buffer has room per the contract.
@@ -626,6 +645,17 @@ pub unsafe extern "C" fn cigar_print_pretty(
     _mm_allocator: *mut mm_allocator_t,
 ) {
     ffi_guard!((), {
+        // SAFETY: valid cigar per the contract.
+        let ops = unsafe { ops(cigar) };
+        // The rows show each sequence in full and wherever the CIGAR walks:
+        // a NULL sequence with something to show prints nothing.
+        let (p_walk, t_walk) = cigar_ops::extents(ops);
+        let shown = |walk: usize, length: c_int| walk.max(length.max(0) as usize);
+        if (pattern.is_null() && shown(p_walk, pattern_length) > 0)
+            || (text.is_null() && shown(t_walk, text_length) > 0)
+        {
+            return;
+        }
         let out = Stream(stream);
         let len = (pattern_length.max(0) + text_length.max(0) + 1) as usize;
         let (mut pat, mut mid, mut txt) = (vec![0u8; len], vec![0u8; len], vec![0u8; len]);
@@ -634,8 +664,6 @@ pub unsafe extern "C" fn cigar_print_pretty(
         // SAFETY: readable per the contract.
         let tc = |i: i32| unsafe { *text.add(i as usize) } as u8;
         let (mut a, mut p, mut t) = (0usize, 0i32, 0i32);
-        // SAFETY: valid cigar per the contract.
-        let ops = unsafe { ops(cigar) };
         for &op in ops {
             match op {
                 b'M' | b'X' => {

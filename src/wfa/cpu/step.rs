@@ -13,7 +13,7 @@ impl Core {
     fn table_full(&mut self, score: i32) -> bool {
         let high = self.scope == AlignmentScope::ComputeAlignment
             && matches!(self.memory_mode, MemoryMode::High | MemoryMode::Ultralow);
-        if high && score as i64 >= self.num_wavefronts {
+        if high && score as i64 >= self.wavefront_limit() {
             self.exhausted = true;
         }
         self.exhausted
@@ -131,6 +131,15 @@ impl Core {
         let out = self.comps.output_slot(score);
         let (plo, phi) = (self.comps.m[prev_slot].lo, self.comps.m[prev_slot].hi);
         let (lo, hi) = (plo - 1, phi + 1);
+        if lo > hi + 1 {
+            // An empty wavefront (an adaptive band inverted by its
+            // caller) has only empty successors; the stuck check ends the
+            // alignment.
+            let w = &mut self.comps.m[out];
+            w.reset(0, -1, 0);
+            self.num_null_steps = i32::MAX;
+            return;
+        }
         let margin = self.margin();
         let dims = self.dims(lo);
         let mut out_offs = {

@@ -1,5 +1,7 @@
 //! Wavefront storage: one offset vector per (score, component), reused across alignments.
 
+use crate::engine::panic::reserve_or_unwind;
+
 /// Marks an absent cell (`WAVEFRONT_OFFSET_NULL`).
 pub const OFFSET_NULL: i32 = i32::MIN / 2;
 
@@ -48,6 +50,10 @@ impl Wavefront {
     pub fn reset(&mut self, lo: i32, hi: i32, margin: i32) {
         let len = (hi - lo + 1 + 2 * margin).max(1) as usize;
         if self.offs.len() < len {
+            // Wavefronts grow with the input: running out of memory must
+            // fail the alignment, not abort the host.
+            let more = len - self.offs.len();
+            reserve_or_unwind(&mut self.offs, more);
             self.offs.resize(len, OFFSET_NULL);
         }
         self.base = lo - margin;
@@ -90,7 +96,9 @@ impl Wavefront {
     fn recentre(&mut self, from: i32, to: i32, end: i32) {
         let new_base = from.min(self.base) - 64;
         let new_end = (to + 1).max(end) + 64;
-        let mut v = vec![OFFSET_NULL; (new_end - new_base) as usize];
+        let mut v = Vec::new();
+        reserve_or_unwind(&mut v, (new_end - new_base) as usize);
+        v.resize((new_end - new_base) as usize, OFFSET_NULL);
         let shift = (self.base - new_base) as usize;
         v[shift..shift + self.offs.len()].copy_from_slice(&self.offs);
         self.offs = v;
@@ -156,6 +164,11 @@ impl Components {
                 &mut self.i2,
                 &mut self.d2,
             ] {
+                if n > v.capacity() {
+                    // Doubling, as `resize` would, but failing softly.
+                    let more = n.max(2 * v.len()) - v.len();
+                    reserve_or_unwind(v, more);
+                }
                 v.resize_with(n, Wavefront::default);
             }
         }
