@@ -85,7 +85,7 @@ pub fn cap_for(setting: Option<GpuMemory>, free: usize, total: usize) -> usize {
 
 /// Device memory a grant leaves free for others: their contexts and the
 /// small allocations a driver makes on its own.
-pub const HEADROOM: usize = 256 << 20;
+pub(crate) const HEADROOM: usize = 256 << 20;
 
 /// What one GPU's arenas in this process hold, against its cap.
 #[derive(Debug)]
