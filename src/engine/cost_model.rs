@@ -24,6 +24,9 @@ use std::time::{Duration, Instant};
 const CLASSES: usize = 48;
 /// Weight of a new sample in a class's running average.
 const CPU_ALPHA: f64 = 0.125;
+/// Most a sample may exceed its class's average by, once the class has
+/// eight samples.
+const OUTLIER: f64 = 4.0;
 /// Samples a class needs before its estimate is used.
 const CPU_WARM: u32 = 2;
 /// Samples that always update a class; after these, one run in
@@ -94,7 +97,12 @@ impl CpuModel {
         let x = took.as_nanos() as f64 / cost.max(1) as f64;
         let n = self.samples[class].fetch_add(1, Ordering::Relaxed);
         let old = load_f64(&self.ns_per_unit[class]);
-        // The first samples are averaged plainly, later ones exponentially.
+        // The first samples are averaged plainly, later ones exponentially,
+        // each at most OUTLIER times the average: a call preempted or
+        // faulting for milliseconds would otherwise make 5 us calls look
+        // like 100 us ones (seen: it started the GPU for 150 bp pairs). A
+        // real rise still comes through, by OUTLIER-fold steps.
+        let x = if n >= 8 { x.min(old * OUTLIER) } else { x };
         let alpha = (1.0 / (n as f64 + 1.0)).max(CPU_ALPHA);
         store_f64(&self.ns_per_unit[class], old + alpha * (x - old));
     }
@@ -245,6 +253,22 @@ mod tests {
         }
         let settled = m.settled_estimate(300, 64).unwrap();
         assert!(settled < Duration::from_micros(11), "{settled:?}");
+    }
+
+    #[test]
+    fn an_outlier_moves_an_estimate_little() {
+        let m = CpuModel::default();
+        for _ in 0..64 {
+            m.record(300, Duration::from_micros(5));
+        }
+        m.record(300, Duration::from_millis(3));
+        let after = m.estimate(300).unwrap();
+        assert!(after < Duration::from_micros(8), "{after:?}");
+        // A lasting rise is followed.
+        for _ in 0..40 {
+            m.record(300, Duration::from_micros(100));
+        }
+        assert!(m.estimate(300).unwrap() > Duration::from_micros(90));
     }
 
     #[test]

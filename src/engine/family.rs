@@ -208,11 +208,9 @@ fn started_or_starting<F: Family>(cost: u64) -> Started<F::Job> {
     // Decided on a settled average: a process's first calls are slow
     // (cold caches, first allocations), and 150 bp pairs looked like 50 us
     // calls for a while and started the GPU for nothing.
-    let worth_a_device = slot
-        .before_start
-        .settled_estimate(cost, SETTLED_SAMPLES)
-        .is_some_and(|t| t >= MIN_DEVICE_CALL);
-    if worth_a_device && start_in_background::<F>().is_err() {
+    let settled = slot.before_start.settled_estimate(cost, SETTLED_SAMPLES);
+    let worth_a_device = settled.is_some_and(|t| t >= MIN_DEVICE_CALL);
+    if worth_a_device && start_in_background::<F>(cost, settled.unwrap_or_default()).is_err() {
         // No thread to spare: start here, as before.
         return Started::Yes(scheduler::<F>());
     }
@@ -220,7 +218,7 @@ fn started_or_starting<F: Family>(cost: u64) -> Started<F::Job> {
 }
 
 /// Starts the family's scheduler on a thread of its own, once.
-fn start_in_background<F: Family>() -> std::io::Result<()> {
+fn start_in_background<F: Family>(cost: u64, took: std::time::Duration) -> std::io::Result<()> {
     static STARTING: Mutex<Vec<TypeId>> = Mutex::new(Vec::new());
     {
         let mut starting = STARTING.lock().unwrap_or_else(|p| p.into_inner());
@@ -231,7 +229,12 @@ fn start_in_background<F: Family>() -> std::io::Result<()> {
     }
     std::thread::Builder::new()
         .name("seqshim-start".into())
-        .spawn(|| {
+        .spawn(move || {
+            crate::log_info!(
+                "{}: starting the devices in the background: calls of cost {cost} take {:.0} us on their callers' threads",
+                F::NAME,
+                took.as_secs_f64() * 1e6
+            );
             let started = std::time::Instant::now();
             let devices = scheduler::<F>().devices().len();
             crate::log_info!(
