@@ -32,7 +32,6 @@ struct Cell {
 }
 
 /// Per-node predecessor lists as the DP sees them, plus start/end flags.
-#[derive(Default)]
 struct Preds {
     /// Concatenated predecessor (ipos, link score) pairs.
     flat: Vec<(i32, i32)>,
@@ -46,20 +45,11 @@ struct Preds {
 }
 
 impl Preds {
-    /// Refills the lists for graph `g`, keeping the buffers' capacity.
-    fn rebuild(&mut self, g: &Lpo) {
+    fn build(g: &Lpo) -> Self {
         let n = g.letters.len();
-        let Preds {
-            flat,
-            start,
-            slots,
-            ranges,
-            is_final,
-        } = self;
-        flat.clear();
-        start.clear();
-        is_final.clear();
-        is_final.resize(n, false);
+        let mut flat = Vec::with_capacity(n * 2);
+        let mut start = Vec::with_capacity(n + 1);
+        let mut is_final = vec![false; n];
         for (i, l) in g.letters.iter().enumerate() {
             let mut initial = false;
             // Upstream stops scanning sources at the first negative iseq.
@@ -82,10 +72,18 @@ impl Preds {
             flat.extend(l.left.iter().map(|k| (k.ipos, k.score)));
         }
         start.push(flat.len());
-        slots.clear();
-        slots.extend(flat.iter().map(|&(p, sc)| ((p + 1) as u32, sc)));
-        ranges.clear();
-        ranges.extend(start.windows(2).map(|r| (r[0] as u32, r[1] as u32)));
+        let slots = flat.iter().map(|&(p, sc)| ((p + 1) as u32, sc)).collect();
+        let ranges = start
+            .windows(2)
+            .map(|r| (r[0] as u32, r[1] as u32))
+            .collect();
+        Preds {
+            flat,
+            start,
+            slots,
+            ranges,
+            is_final,
+        }
     }
 
     #[inline]
@@ -141,60 +139,14 @@ pub fn gap_tables(m: &ScoreMatrix, global: bool) -> GapTables {
     }
 }
 
-/// Buffers an alignment needs, kept per thread between calls: CONSENT
-/// aligns hundreds of thousands of small windows from each worker thread,
-/// and allocating these afresh each time made libc's allocator a large share
-/// of its run time.
-#[derive(Default)]
-struct Scratch {
-    px: Preds,
-    py: Preds,
-    rows: Vec<Vec<Cell>>,
-    pool: Vec<Vec<Cell>>,
-    moves: Vec<[u8; 2]>,
-    refs_from_right: Vec<u32>,
-    init_col: Vec<Cell>,
-    xletters: Vec<usize>,
-}
-
-/// Move cells a thread keeps after an alignment (2 bytes each); a larger
-/// matrix is released so one huge window does not pin its memory.
-const MOVES_KEPT: usize = 1 << 22;
-/// Row buffers a thread keeps (a read as y needs about two at a time).
-const ROWS_KEPT: usize = 64;
-
-thread_local! {
-    static SCRATCH: std::cell::RefCell<Scratch> = std::cell::RefCell::default();
-}
-
 /// Aligns graph `y` onto graph `x` (`align_lpo_po` with
 /// `matrix_scoring_function`). `global` selects upstream's
 /// `use_global_alignment`.
 pub fn align_lpo_po(x: &Lpo, y: &Lpo, m: &ScoreMatrix, global: bool) -> Alignment {
-    SCRATCH.with(|cell| match cell.try_borrow_mut() {
-        Ok(mut scratch) => align_in(&mut scratch, x, y, m, global),
-        // Not reachable (the DP calls nothing that aligns), but a fresh
-        // set of buffers is always correct.
-        Err(_) => align_in(&mut Scratch::default(), x, y, m, global),
-    })
-}
-
-fn align_in(s: &mut Scratch, x: &Lpo, y: &Lpo, m: &ScoreMatrix, global: bool) -> Alignment {
     let lx = x.letters.len();
     let ly = y.letters.len();
-    s.px.rebuild(x);
-    s.py.rebuild(y);
-    let Scratch {
-        px,
-        py,
-        rows,
-        pool,
-        moves,
-        refs_from_right,
-        init_col,
-        xletters,
-    } = s;
-    let (px, py) = (&*px, &*py);
+    let px = Preds::build(x);
+    let py = Preds::build(y);
     let t = gap_tables(m, global);
     let nsym = m.nsymbol();
 
@@ -204,12 +156,10 @@ fn align_in(s: &mut Scratch, x: &Lpo, y: &Lpo, m: &ScoreMatrix, global: bool) ->
     // has been computed; released buffers are reused, so for a linear y only
     // two rows are live and the working set stays in cache.
     let w = lx + 1;
-    rows.clear();
-    rows.resize_with(ly + 1, Vec::new);
-    moves.clear();
-    moves.resize(ly * lx, [0u8; 2]);
-    refs_from_right.clear();
-    refs_from_right.resize(ly, 0);
+    let mut rows: Vec<Vec<Cell>> = vec![Vec::new(); ly + 1];
+    let mut pool: Vec<Vec<Cell>> = Vec::new();
+    let mut moves = vec![[0u8; 2]; ly * lx];
+    let mut refs_from_right = vec![0u32; ly];
     for l in &y.letters {
         for k in &l.left {
             refs_from_right[k.ipos as usize] += 1;
@@ -221,9 +171,7 @@ fn align_in(s: &mut Scratch, x: &Lpo, y: &Lpo, m: &ScoreMatrix, global: bool) ->
         gap_x: m.max_gap_length as i16 + 1,
         gap_y: m.max_gap_length as i16 + 1,
     };
-    let mut top = pool.pop().unwrap_or_default();
-    top.clear();
-    top.resize(w, Cell::default());
+    let mut top = vec![Cell::default(); w];
     top[0] = origin;
     for j in 0..lx {
         let mut best = MIN_SCORE;
@@ -241,8 +189,7 @@ fn align_in(s: &mut Scratch, x: &Lpo, y: &Lpo, m: &ScoreMatrix, global: bool) ->
         top[j + 1] = cell;
     }
     rows[0] = top;
-    init_col.clear();
-    init_col.resize(ly + 1, Cell::default());
+    let mut init_col = vec![Cell::default(); ly + 1];
     init_col[0] = origin;
     for i in 0..ly {
         let mut best = MIN_SCORE;
@@ -263,8 +210,7 @@ fn align_in(s: &mut Scratch, x: &Lpo, y: &Lpo, m: &ScoreMatrix, global: bool) ->
     let mut best_score = MIN_SCORE;
     let mut best_x: i32 = -1;
     let mut best_y: i32 = -1;
-    xletters.clear();
-    xletters.extend(x.letters.iter().map(|l| l.letter as usize * nsym));
+    let xletters: Vec<usize> = x.letters.iter().map(|l| l.letter as usize * nsym).collect();
 
     for i in 0..ly {
         let srow = &m.score[y.letters[i].letter as usize..];
@@ -410,10 +356,6 @@ fn align_in(s: &mut Scratch, x: &Lpo, y: &Lpo, m: &ScoreMatrix, global: bool) ->
         }
     }
 
-    // Rows still held go back to the pool for the next call.
-    pool.extend(rows.drain(..).filter(|r| r.capacity() > 0));
-    pool.truncate(ROWS_KEPT);
-
     let mut x_to_y = vec![INVALID; lx];
     let mut y_to_x = vec![INVALID; ly];
     let (mut bx, mut by) = (best_x, best_y);
@@ -436,9 +378,6 @@ fn align_in(s: &mut Scratch, x: &Lpo, y: &Lpo, m: &ScoreMatrix, global: bool) ->
         }
     }
 
-    if moves.capacity() > MOVES_KEPT {
-        *moves = Vec::new();
-    }
     Alignment {
         x_to_y,
         y_to_x,
