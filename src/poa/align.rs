@@ -10,6 +10,8 @@ use super::graph::{INVALID, Lpo};
 use super::matrix::ScoreMatrix;
 
 const MIN_SCORE: i32 = -999_999;
+/// Predecessors of one y node resolved without a heap allocation.
+const PREDS_ON_STACK: usize = 4;
 
 /// Result of one pairwise alignment.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -212,12 +214,24 @@ pub fn align_lpo_po(x: &Lpo, y: &Lpo, m: &ScoreMatrix, global: bool) -> Alignmen
 
     for i in 0..ly {
         let srow = &m.score[y.letters[i].letter as usize..];
-        // Resolve the predecessor rows once per row, not once per cell.
-        let prevs: Vec<(&[Cell], i32)> = py
-            .of(i)
-            .iter()
-            .map(|&(q, yls)| (rows[(q + 1) as usize].as_slice(), yls))
-            .collect();
+        // Resolve the predecessor rows once per row, not once per cell. A
+        // read (CONSENT's y) has one predecessor per node, so the list
+        // lives on the stack; only a wide y graph needs the heap.
+        let ypreds = py.of(i);
+        let mut prev_buf: [(&[Cell], i32); PREDS_ON_STACK] = [(&[], 0); PREDS_ON_STACK];
+        let prev_heap: Vec<(&[Cell], i32)>;
+        let prevs: &[(&[Cell], i32)] = if ypreds.len() <= PREDS_ON_STACK {
+            for (slot, &(q, yls)) in prev_buf.iter_mut().zip(ypreds) {
+                *slot = (rows[(q + 1) as usize].as_slice(), yls);
+            }
+            &prev_buf[..ypreds.len()]
+        } else {
+            prev_heap = ypreds
+                .iter()
+                .map(|&(q, yls)| (rows[(q + 1) as usize].as_slice(), yls))
+                .collect();
+            &prev_heap
+        };
         let mut cur = pool.pop().unwrap_or_default();
         cur.clear();
         cur.resize(w, Cell::default());
@@ -233,7 +247,7 @@ pub fn align_lpo_po(x: &Lpo, y: &Lpo, m: &ScoreMatrix, global: bool) -> Alignmen
             let (mut ins_x_gap, mut ins_y_gap) = (0i16, 0i16);
             let xpreds = px.slots_of(j);
 
-            if let ([(slot, xls)], [(prev, yls)]) = (xpreds, prevs.as_slice()) {
+            if let ([(slot, xls)], [(prev, yls)]) = (xpreds, prevs) {
                 // One x and one y predecessor (most cells): the loops below
                 // reduced to a single iteration each, same comparisons.
                 let (slot, xls, yls) = (*slot as usize, *xls, *yls);
@@ -329,7 +343,6 @@ pub fn align_lpo_po(x: &Lpo, y: &Lpo, m: &ScoreMatrix, global: bool) -> Alignmen
                 }
             }
         }
-        drop(prevs);
         rows[i + 1] = cur;
         for k in &y.letters[i].left {
             let q = k.ipos as usize;

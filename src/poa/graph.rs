@@ -16,26 +16,124 @@ pub const SEQUENCE_NAME_MAX: usize = 128;
 
 /// One edge. `score` exists because upstream is built with weighted links;
 /// nothing on the CONSENT path ever sets it, so it stays 0.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub struct Link {
     pub ipos: i32,
     pub score: i32,
 }
 
 /// "Sequence `iseq` passes through this node at its position `ipos`."
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub struct SourceRef {
     pub iseq: i32,
     pub ipos: i32,
 }
 
-/// One graph node. Empty `left`/`right`/`source` vectors stand for upstream's
+/// Entries a [`NodeList`] holds without a heap allocation.
+const NODE_LIST_INLINE: usize = 2;
+
+/// A node's link or source list. Most nodes have one or two of each (every
+/// node of a read's linear graph has exactly one), so the first two live
+/// inline: a window then costs no allocation per node, where a `Vec` per
+/// list made the allocator the largest cost after the DP (CONSENT calls
+/// this path hundreds of thousands of times). Longer lists move to the heap
+/// whole, keeping order, which the DP's tie rules depend on.
+#[derive(Clone, Default)]
+pub struct NodeList<T: Copy + Default> {
+    inline_len: u8,
+    inline: [T; NODE_LIST_INLINE],
+    /// Every entry once the list outgrew `inline`; empty until then.
+    spilled: Vec<T>,
+}
+
+impl<T: Copy + Default> NodeList<T> {
+    pub fn push(&mut self, v: T) {
+        if !self.spilled.is_empty() {
+            self.spilled.push(v);
+        } else if (self.inline_len as usize) < NODE_LIST_INLINE {
+            self.inline[self.inline_len as usize] = v;
+            self.inline_len += 1;
+        } else {
+            let mut heap = Vec::with_capacity(2 * NODE_LIST_INLINE);
+            heap.extend_from_slice(&self.inline);
+            heap.push(v);
+            self.spilled = heap;
+        }
+    }
+}
+
+impl<T: Copy + Default> std::ops::Deref for NodeList<T> {
+    type Target = [T];
+    #[inline]
+    fn deref(&self) -> &[T] {
+        if self.spilled.is_empty() {
+            &self.inline[..self.inline_len as usize]
+        } else {
+            &self.spilled
+        }
+    }
+}
+
+impl<T: Copy + Default> std::ops::DerefMut for NodeList<T> {
+    #[inline]
+    fn deref_mut(&mut self) -> &mut [T] {
+        if self.spilled.is_empty() {
+            &mut self.inline[..self.inline_len as usize]
+        } else {
+            &mut self.spilled
+        }
+    }
+}
+
+impl<T: Copy + Default> Extend<T> for NodeList<T> {
+    fn extend<I: IntoIterator<Item = T>>(&mut self, iter: I) {
+        for v in iter {
+            self.push(v);
+        }
+    }
+}
+
+impl<T: Copy + Default> FromIterator<T> for NodeList<T> {
+    fn from_iter<I: IntoIterator<Item = T>>(iter: I) -> Self {
+        let mut l = NodeList::default();
+        l.extend(iter);
+        l
+    }
+}
+
+impl<'a, T: Copy + Default> IntoIterator for &'a NodeList<T> {
+    type Item = &'a T;
+    type IntoIter = std::slice::Iter<'a, T>;
+    fn into_iter(self) -> Self::IntoIter {
+        self.iter()
+    }
+}
+
+impl<T: Copy + Default + PartialEq> PartialEq for NodeList<T> {
+    fn eq(&self, other: &Self) -> bool {
+        **self == **other
+    }
+}
+
+impl<T: Copy + Default + PartialEq, const N: usize> PartialEq<[T; N]> for NodeList<T> {
+    fn eq(&self, other: &[T; N]) -> bool {
+        **self == *other
+    }
+}
+
+impl<T: Copy + Default + std::fmt::Debug> std::fmt::Debug for NodeList<T> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_list().entries(self.iter()).finish()
+    }
+}
+
+/// One graph node. Empty `left`/`right`/`source` lists stand for upstream's
 /// head entry holding −1.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Letter {
-    pub left: Vec<Link>,
-    pub right: Vec<Link>,
-    pub source: Vec<SourceRef>,
+    pub left: NodeList<Link>,
+    pub right: NodeList<Link>,
+    pub source: NodeList<SourceRef>,
     /// Next node on this node's alignment ring (circular list of aligned nodes).
     pub align_ring: i32,
     /// Smallest node index on the ring; equal ids in a row form one MSA column.
@@ -50,9 +148,9 @@ impl Letter {
     /// A node with no links and no sources that sits alone on its ring.
     pub fn blank(self_index: i32) -> Self {
         Letter {
-            left: Vec::new(),
-            right: Vec::new(),
-            source: Vec::new(),
+            left: NodeList::default(),
+            right: NodeList::default(),
+            source: NodeList::default(),
             align_ring: self_index,
             ring_id: self_index,
             score: 0.0,
@@ -95,7 +193,7 @@ pub enum CaseSwitch {
 }
 
 /// Upstream's `add_lpo_link`: append unless already present.
-pub(crate) fn add_link(list: &mut Vec<Link>, ipos: i32) {
+pub(crate) fn add_link(list: &mut NodeList<Link>, ipos: i32) {
     if !list.iter().any(|l| l.ipos == ipos) {
         list.push(Link { ipos, score: 0 });
     }
@@ -137,23 +235,21 @@ pub fn linear_letters(codes: &[u8]) -> Vec<Letter> {
     let n = codes.len() as i32;
     (0..n)
         .map(|i| Letter {
-            left: if i > 0 {
-                vec![Link {
+            left: (i > 0)
+                .then_some(Link {
                     ipos: i - 1,
                     score: 0,
-                }]
-            } else {
-                Vec::new()
-            },
-            right: if i + 1 < n {
-                vec![Link {
+                })
+                .into_iter()
+                .collect(),
+            right: (i + 1 < n)
+                .then_some(Link {
                     ipos: i + 1,
                     score: 0,
-                }]
-            } else {
-                Vec::new()
-            },
-            source: vec![SourceRef { iseq: 0, ipos: i }],
+                })
+                .into_iter()
+                .collect(),
+            source: std::iter::once(SourceRef { iseq: 0, ipos: i }).collect(),
             align_ring: i,
             ring_id: i,
             score: 0.0,

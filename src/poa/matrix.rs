@@ -409,6 +409,15 @@ pub fn boa_dna_matrix_text() -> String {
 mod tests {
     use super::*;
 
+    /// The installed copy (`share/seqshim/boa/dna.mat`) stands in for BOA's
+    /// file where CONSENT is built without BOA's sources, so it must parse
+    /// to exactly the matrix the library builds in memory.
+    #[test]
+    fn installed_dna_matrix_is_current() {
+        let installed = include_str!("../../integrations/consent/boa-dna.mat");
+        assert_eq!(installed, boa_dna_matrix_text());
+    }
+
     #[test]
     fn boa_dna_shape() {
         let m = ScoreMatrix::boa_dna();

@@ -12,6 +12,7 @@ use super::types::{
     LpoLetter, LpoLetterLink, LpoLetterSource, LpoNumericData, LpoSequence, LpoSourceInfo,
     NAME_MAX, ResidueScoreMatrix, SYMBOL_MAX,
 };
+use crate::poa::graph::NodeList;
 use crate::poa::{Letter, Link, Lpo, ScoreMatrix, SourceInfo, SourceRef};
 
 /// Upstream's `SOURCE_SEQ_BUFFER_CHUNK`: `source_seq` grows by this many.
@@ -115,8 +116,8 @@ pub fn is_c_space(c: u8) -> bool {
 ///
 /// # Safety
 /// Every `more` pointer reachable from `head` must be null or valid.
-unsafe fn read_links(head: &LpoLetterLink) -> Vec<Link> {
-    let mut out = Vec::new();
+unsafe fn read_links(head: &LpoLetterLink) -> NodeList<Link> {
+    let mut out = NodeList::default();
     let mut link: *const LpoLetterLink = head;
     // SAFETY: each pointer is the head or a `more` node, valid per contract.
     while let Some(l) = unsafe { link.as_ref() } {
@@ -136,8 +137,8 @@ unsafe fn read_links(head: &LpoLetterLink) -> Vec<Link> {
 ///
 /// # Safety
 /// Every `more` pointer reachable from `head` must be null or valid.
-unsafe fn read_sources(head: &LpoLetterSource) -> Vec<SourceRef> {
-    let mut out = Vec::new();
+unsafe fn read_sources(head: &LpoLetterSource) -> NodeList<SourceRef> {
+    let mut out = NodeList::default();
     let mut src: *const LpoLetterSource = head;
     // SAFETY: each pointer is the head or a `more` node, valid per contract.
     while let Some(s) = unsafe { src.as_ref() } {

@@ -24,8 +24,8 @@ use std::ptr;
 
 use convert::{
     c_str, c_str_bounded, calloc_array, free_letter_lists, free_source_infos, is_c_space,
-    matrix_from_c, name_bytes, push_source, read_letters, read_lpo, read_source_infos, set_name,
-    store_lpo, strdup_bytes, write_letter,
+    matrix_from_c, push_source, read_letters, read_lpo, read_source_infos, set_name, store_lpo,
+    strdup_bytes,
 };
 use types::{
     LpoLetter, LpoSequence, LpoSourceInfo, NAME_MAX, ResidueScoreMatrix, SYMBOL_MAX,
@@ -291,55 +291,75 @@ pub unsafe extern "C" fn initialize_seqs_as_lpo(
 }
 
 /// The symbol list of a C matrix: its first `nsymbol` entries (at most
-/// `SYMBOL_MAX`), as index lookups see it.
-fn symbols_of(m: &ResidueScoreMatrix) -> Vec<u8> {
+/// `SYMBOL_MAX`), as index lookups see it. Borrowed, not copied: this runs
+/// for every sequence of every window.
+fn symbols_of(m: &ResidueScoreMatrix) -> &[u8] {
     let nsym = usize::try_from(m.nsymbol).unwrap_or(0).min(SYMBOL_MAX);
-    m.symbol[..nsym].iter().map(|&c| c as u8).collect()
+    c_chars_as_bytes(&m.symbol[..nsym])
+}
+
+/// `c_char` and `u8` have one size and alignment; only the sign differs.
+fn c_chars_as_bytes(c: &[c_char]) -> &[u8] {
+    // SAFETY: same size, alignment and validity; the borrow is carried over.
+    unsafe { std::slice::from_raw_parts(c.as_ptr().cast::<u8>(), c.len()) }
 }
 
 /// `limit_residues` + `index_symbols` + `lpo_init` for one sequence (the
-/// family's [`poa::graph`] functions), written into the C structures.
+/// family's [`poa::graph`] functions), written straight into the C
+/// structures: a read's linear graph fits the letters' inline list heads,
+/// so the only allocations are the ones the caller frees (letters, the
+/// source entry and its title), as upstream's.
 ///
 /// # Safety
 /// As [`initialize_seqs_as_lpo`], for one entry.
 unsafe fn init_linear(s: &mut LpoSequence, m: &ResidueScoreMatrix) {
     let symbols = symbols_of(m);
     // `limit_residues` treats the symbol list as a C string.
-    let allowed: Vec<u8> = m
-        .symbol
-        .iter()
-        .take_while(|&&c| c != 0)
-        .map(|&c| c as u8)
-        .collect();
+    let allowed = {
+        let all = c_chars_as_bytes(&m.symbol);
+        &all[..all.iter().position(|&c| c == 0).unwrap_or(all.len())]
+    };
     let len = usize::try_from(s.length).unwrap_or(0);
-    let codes = if s.sequence.is_null() {
-        vec![0; len]
+    let codes: &[u8] = if s.sequence.is_null() {
+        &[]
     } else {
         // SAFETY: create_seq made `sequence` a NUL-terminated string of
         // `length` bytes.
         let text = unsafe { std::slice::from_raw_parts_mut(s.sequence.cast::<u8>(), len) };
         // Upstream limits up to the string's end and indexes every byte.
         let limit = text.iter().position(|&c| c == 0).unwrap_or(len);
-        poa::graph::limit_residues(&mut text[..limit], &allowed);
-        poa::graph::index_symbols(text, &symbols);
-        text.to_vec()
+        poa::graph::limit_residues(&mut text[..limit], allowed);
+        poa::graph::index_symbols(text, symbols);
+        text
     };
     // SAFETY: zeroed letters are valid.
     let letters = unsafe { calloc_array::<LpoLetter>(len) };
-    for (i, l) in poa::graph::linear_letters(&codes).iter().enumerate() {
-        // SAFETY: i < len letters just allocated, each with free lists.
-        write_letter(unsafe { &mut *letters.add(i) }, l);
+    let last = len as c_int - 1;
+    for i in 0..len {
+        // SAFETY: i < len letters just allocated.
+        let l = unsafe { &mut *letters.add(i) };
+        let ipos = i as c_int;
+        l.left.ipos = if ipos > 0 { ipos - 1 } else { -1 };
+        l.right.ipos = if ipos < last { ipos + 1 } else { -1 };
+        l.source.iseq = 0;
+        l.source.ipos = ipos;
+        l.align_ring = ipos;
+        l.ring_id = ipos;
+        // A sequence without residues is all symbol 0 (`lpo_init` on zeroed text).
+        l.letter = codes.get(i).copied().unwrap_or(0) as c_char;
     }
     s.letter = letters;
-    let name = name_bytes(&s.name);
-    let title = if s.title.is_null() {
-        b"untitled".to_vec()
+    let mut name = [0u8; NAME_MAX];
+    let name_len = s.name.iter().position(|&c| c == 0).unwrap_or(NAME_MAX);
+    name[..name_len].copy_from_slice(c_chars_as_bytes(&s.name[..name_len]));
+    let title: &[u8] = if s.title.is_null() {
+        b"untitled"
     } else {
-        // SAFETY: create_seq's title is NUL-terminated.
-        unsafe { c_str(s.title) }.to_vec()
+        // SAFETY: create_seq's title is NUL-terminated and outlives this call.
+        unsafe { c_str(s.title) }
     };
     // SAFETY: source_seq is null or sized by the same discipline.
-    unsafe { push_source(s, &name, &title, len as c_int, 1, -1) };
+    unsafe { push_source(s, &name[..name_len], title, len as c_int, 1, -1) };
 }
 
 /// Upstream's `lpo_index_symbols`: letters that still hold residue bytes
@@ -359,7 +379,7 @@ unsafe fn index_letters(s: &mut LpoSequence, m: &ResidueScoreMatrix) {
     }
     let symbols = symbols_of(m);
     for l in letters {
-        l.letter = poa::graph::symbol_index(&symbols, l.letter as u8) as c_char;
+        l.letter = poa::graph::symbol_index(symbols, l.letter as u8) as c_char;
     }
 }
 
@@ -626,27 +646,75 @@ pub unsafe extern "C" fn xlate_lpo_to_al(
             report(LEVEL_USERR, "xlate_lpo_to_al", "sequence pointer is NULL");
             return 0;
         };
-        // SAFETY: a well-formed LPO per the contract.
-        let lpo = unsafe { read_lpo(s) };
+        // Read straight from the C letters (the family's `msa::xlate_lpo_to_al`
+        // rules: a column per run of equal `ring_id`s, counted from 0, so an
+        // empty graph still has one), without building a Rust graph: the
+        // only allocations are the two blocks the caller frees.
+        let len = usize::try_from(s.length).unwrap_or(0);
+        let letters: &[LpoLetter] = if s.letter.is_null() || len == 0 {
+            &[]
+        } else {
+            // SAFETY: a well-formed LPO has `length` letters.
+            unsafe { std::slice::from_raw_parts(s.letter, len) }
+        };
+        let mut nring = 0usize;
+        let mut current = 0;
+        for l in letters {
+            if l.ring_id != current {
+                current = l.ring_id;
+                nring += 1;
+            }
+        }
+        nring += 1;
+        // No source table means no rows, whatever the count says.
+        let nsrc = if s.source_seq.is_null() {
+            0
+        } else {
+            usize::try_from(s.nsource_seq).unwrap_or(0)
+        };
         // Letters of 128 and up are negative `char`s to upstream, which
         // writes them raw whatever `nsymbol` says.
         let nsym = usize::try_from(nsymbol).unwrap_or(0).min(SYMBOL_MAX);
         // SAFETY: `symbol` holds `nsymbol` bytes when not null, per contract.
         let symbols =
             unsafe { crate::ffi::guard::bytes(symbol.cast(), nsym) }.filter(|_| !symbol.is_null());
-        let msa = crate::poa::msa::xlate_lpo_to_al(&lpo, symbols, gap_character as u8);
-        let (nsrc, nring) = (msa.rows.len(), msa.ncols);
         // SAFETY: zeroed pointers/bytes are valid; sizes as computed.
         let rows = unsafe { calloc_array::<*mut c_char>(nsrc) };
         // SAFETY: as above.
         let block = unsafe { calloc_array::<c_char>(nsrc * nring) };
         if !block.is_null() {
-            for (i, row) in msa.rows.iter().enumerate() {
-                // SAFETY: block holds nsrc * nring bytes, each row nring;
-                // rows holds nsrc pointers.
-                unsafe {
-                    ptr::copy_nonoverlapping(row.as_ptr().cast(), block.add(i * nring), nring);
-                    *rows.add(i) = block.add(i * nring);
+            // SAFETY: block holds nsrc * nring bytes; rows holds nsrc pointers.
+            let cells = unsafe { std::slice::from_raw_parts_mut(block.cast::<u8>(), nsrc * nring) };
+            cells.fill(gap_character as u8);
+            for i in 0..nsrc {
+                // SAFETY: as above.
+                unsafe { *rows.add(i) = block.add(i * nring) };
+            }
+            let mut current = 0;
+            let mut col = 0;
+            for l in letters {
+                if l.ring_id != current {
+                    current = l.ring_id;
+                    col += 1;
+                }
+                let code = l.letter as u8;
+                let c = match symbols {
+                    Some(sym) if (code as usize) < sym.len() => sym[code as usize],
+                    _ => code,
+                };
+                // The source list as `read_sources` walks it: stop at a
+                // blank entry; skip sources past the table (a malformed
+                // graph) rather than write out of bounds.
+                let mut src: *const types::LpoLetterSource = &l.source;
+                // SAFETY: the head or a `more` node, valid per contract.
+                while let Some(e) = unsafe { src.as_ref() } {
+                    if e.ipos < 0 || e.iseq < 0 {
+                        break;
+                    }
+                    if let Some(row) = usize::try_from(e.iseq).ok().filter(|&r| r < nsrc) {
+                        cells[row * nring + col] = c;
+                    }
+                    src = e.more;
                 }
             }
         }
