@@ -224,7 +224,8 @@ pub(crate) fn cutoff(
     inp: &CutoffInput,
     scratch: &mut Vec<i32>,
 ) {
-    h.steps_wait -= 1;
+    // Wraps as 2.3.3's `steps_wait--` does: a client may pass INT_MIN steps.
+    h.steps_wait = h.steps_wait.wrapping_sub(1);
     if h.strategy & Heuristic::WFADAPTIVE != 0 {
         wfadaptive(h, m, inp, scratch, false);
     } else if h.strategy & Heuristic::WFMASH != 0 {

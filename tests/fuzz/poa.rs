@@ -142,7 +142,7 @@ pub fn boa(u: &mut Input, ctx: &Ctx) -> Result<(), String> {
         for _ in 0..u.usize_in(1, 6) {
             let i = u.usize_in(0, t.len().saturating_sub(1));
             match u.u8() % 3 {
-                0 => t[i] = u.u8(),
+                0 if i < t.len() => t[i] = u.u8(),
                 1 => t.truncate(i),
                 _ => t.insert(i, u.u8()),
             }

@@ -610,8 +610,15 @@ fn stress() {
                         let (name, target) = HOSTILE[rng.below(HOSTILE.len() as u64) as usize];
                         let data = rng.case(&[], 2048);
                         *slots[t].lock().unwrap() = Some((format!("fuzz target {name} ({} bytes)", data.len()), Instant::now()));
-                        if let Err(e) = target(&mut Input::new(&data), &ctx) {
-                            failures.lock().unwrap().push(format!("thread {t}: {name}: {e}"));
+                        // A panic in the harness itself must not leave the
+                        // slot looking like a call in flight.
+                        let outcome = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                            target(&mut Input::new(&data), &ctx)
+                        }));
+                        match outcome {
+                            Ok(Ok(())) => {}
+                            Ok(Err(e)) => failures.lock().unwrap().push(format!("thread {t}: {name}: {e}")),
+                            Err(_) => failures.lock().unwrap().push(format!("thread {t}: {name}: panicked")),
                         }
                         hostile_calls.fetch_add(1, Ordering::Relaxed);
                     } else {
