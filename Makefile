@@ -15,7 +15,7 @@ DATA_DIR ?= ../shared/data
 ABEA_FIXTURE := $(DATA_DIR)/abea/ecoli_2kb_r94
 
 .PHONY: demo test deps build header check-header cbindgen lint unit-tests nvrtc-check \
-        consumers install device-bundle clean bench-poa bench-wfa2 bench-wfa-batch bench-gact bench-ec
+        consumers install device-bundle clean fuzz bench-poa bench-wfa2 bench-wfa-batch bench-gact bench-ec
 
 deps:
 	@bash scripts/install-deps.sh
@@ -73,12 +73,25 @@ lint:
 	$(CARGO) fmt --all -- --check
 	$(CARGO) clippy --locked --all-targets -- -D warnings
 
+# `cargo test` also runs the fuzz targets (tests/fuzz, SEQSHIM_FUZZ_SECONDS
+# each, 15 s by default: about 2.5 minutes for the eight) and the 64-thread
+# stress (tests/stress, SEQSHIM_STRESS_SECONDS, 15 s by default).
 # SEQSHIM_REQUIRE_ORACLES=1: an oracle binary that deps should have installed
 # (Debian's poa) fails the run instead of skipping its tests.
 # SEQSHIM_WFA2_PARITY_PAIRS=56: 56 random pairs for each of the 452 WFA2
 # configurations, over 20,000 alignments compared with Debian's libwfa2.
 unit-tests:
 	SEQSHIM_REQUIRE_ORACLES=1 SEQSHIM_WFA2_PARITY_PAIRS=56 $(CARGO) test --locked
+
+# Long fuzz runs: FUZZ_SECONDS per target (all targets, or FUZZ_TARGETS),
+# then the stress for STRESS_SECONDS. Failures keep their input under
+# target/tmp/fuzz/crashes/; fuzz/README.md says how to replay one.
+FUZZ_SECONDS ?= 3600
+STRESS_SECONDS ?= 600
+FUZZ_TARGETS ?=
+fuzz:
+	SEQSHIM_FUZZ_SECONDS=$(FUZZ_SECONDS) $(CARGO) test --locked --test fuzz -- $(FUZZ_TARGETS)
+	SEQSHIM_STRESS_SECONDS=$(STRESS_SECONDS) $(CARGO) test --locked --test stress
 
 cbindgen: $(CBINDGEN)
 $(CBINDGEN):

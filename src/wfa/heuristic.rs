@@ -224,7 +224,8 @@ pub(crate) fn cutoff(
     inp: &CutoffInput,
     scratch: &mut Vec<i32>,
 ) {
-    h.steps_wait -= 1;
+    // Wraps as 2.3.3's `steps_wait--` does: a client may pass INT_MIN steps.
+    h.steps_wait = h.steps_wait.wrapping_sub(1);
     if h.strategy & Heuristic::WFADAPTIVE != 0 {
         wfadaptive(h, m, inp, scratch, false);
     } else if h.strategy & Heuristic::WFMASH != 0 {
@@ -389,7 +390,8 @@ fn zdrop(h: &mut Heuristic, m: &mut Wavefront, inp: &CutoffInput, sw: &mut Vec<i
             let diff_h = (cmax_off - o1).abs();
             let diff_v = ((cmax_off - cmax_k) - (o1 - k1)).abs();
             let gap_score = (diff_h - diff_v).abs() * gap_e;
-            if h.max_sw_score - cmax > h.zdrop + gap_score {
+            // Wraps as 2.3.3's int sum does for a z-drop near INT_MAX.
+            if h.max_sw_score - cmax > h.zdrop.wrapping_add(gap_score) {
                 m.lo = m.hi + 1;
                 return;
             }
