@@ -4,9 +4,9 @@
 //! operation for operation, so every tile's score, maximum cell and states
 //! are the CPU's. Only base codes go up and only states come back.
 //!
-//! Device memory is reserved once when the runner starts, sized from the
-//! free memory (a fifth of it per lane, at most [`MAX_LANE`]) and reused by
-//! every batch. It is split into two lanes on two streams: a batch larger
+//! Device memory is reserved once when the runner starts, sized from what
+//! the process's device-memory budget has left (a fifth of it per lane, at
+//! most [`MAX_LANE`]) and reused by every batch. It is split into two lanes on two streams: a batch larger
 //! than one lane runs as several launches, and while the GPU works on one
 //! lane the host packs the next launch into the other. Tiles the kernel does
 //! not take (`TileJob::gpu_eligible`) never reach the runner; a tile the
@@ -62,14 +62,17 @@ impl TileRunner {
         let source = device::kernel_source(KERNEL)?;
         let fill = gpu.kernel(source, "seqshim_gact_fill")?;
         let trace = gpu.kernel(source, "seqshim_gact_trace")?;
-        let (free, _) = gpu.memory()?;
+        // What this process's device-memory budget has left (its share of
+        // the GPU, `SEQSHIM_GPU_MEMORY`), not all free memory: processes
+        // sharing the GPU each keep to theirs.
+        let free = gpu.ledger().available();
         let mut lane = (free / 5).min(MAX_LANE);
         let mut lanes = [gpu.arena(0), gpu.arena(1)];
         // A busy device may refuse the first size; settle for less.
         loop {
             if lane < MIN_LANE {
                 return Err(DeviceError(format!(
-                    "only {} MiB of device memory free for GACT",
+                    "only {} MiB of this process's device-memory budget left for GACT",
                     free >> 20
                 )));
             }
