@@ -18,7 +18,7 @@ use std::sync::mpsc;
 use std::sync::{Arc, Condvar, Mutex, MutexGuard};
 use std::time::{Duration, Instant};
 
-use super::cost_model::{CpuModel, GpuModel};
+use super::cost_model::{CpuModel, GpuModel, Timed};
 
 /// One unit of work.
 pub trait Job: Send + 'static {
@@ -435,26 +435,21 @@ pub enum Route<'a, J: Job> {
 /// look for concurrent callers, counts it as one.
 pub struct HereTimer<'a, J: Job> {
     shared: &'a Shared<J>,
-    cost: u64,
-    started: Option<Instant>,
+    /// Times the call into the scheduler's CPU model.
+    _timed: Timed<'a>,
     counted: bool,
 }
 
 impl<'a, J: Job> HereTimer<'a, J> {
     fn start(shared: &'a Shared<J>, cost: u64, counted: bool) -> Self {
         // Exactly on the locked paths; in batches on the lock-free one.
-        let nth = count_here(&shared.stats.inline_jobs, !counted);
+        count_here(&shared.stats.inline_jobs, !counted);
         if counted {
             shared.running_here.fetch_add(1, Ordering::Relaxed);
         }
-        let started = shared
-            .cpu_model
-            .wants_sample(cost, nth as u32)
-            .then(Instant::now);
         HereTimer {
             shared,
-            cost,
-            started,
+            _timed: Timed::start(&shared.cpu_model, cost),
             counted,
         }
     }
@@ -462,9 +457,6 @@ impl<'a, J: Job> HereTimer<'a, J> {
 
 impl<J: Job> Drop for HereTimer<'_, J> {
     fn drop(&mut self) {
-        if let Some(started) = self.started {
-            self.shared.cpu_model.record(self.cost, started.elapsed());
-        }
         if self.counted {
             self.shared.running_here.fetch_sub(1, Ordering::Relaxed);
         }
@@ -472,27 +464,27 @@ impl<J: Job> Drop for HereTimer<'_, J> {
     }
 }
 
-/// Counts a call run on its caller's thread and returns a per-thread
-/// sequence number for sampling. `batched`: counted a batch at a time per
-/// thread, for the lock-free path, where many threads running cheap calls
-/// would otherwise all write one counter's cache line at every call; the
-/// counter then lags by less than a batch per thread.
-fn count_here(counter: &AtomicU64, batched: bool) -> u64 {
+/// Counts a call run on its caller's thread. `batched`: counted a batch at
+/// a time per thread, for the lock-free path, where many threads running
+/// cheap calls would otherwise all write one counter's cache line at every
+/// call; the counter then lags by less than a batch per thread.
+fn count_here(counter: &AtomicU64, batched: bool) {
     const BATCH: u64 = 32;
     thread_local! {
         static CALLS: std::cell::Cell<u64> = const { std::cell::Cell::new(0) };
+    }
+    if !batched {
+        counter.fetch_add(1, Ordering::Relaxed);
+        return;
     }
     let nth = CALLS.with(|c| {
         let n = c.get() + 1;
         c.set(n);
         n
     });
-    if !batched {
-        counter.fetch_add(1, Ordering::Relaxed);
-    } else if nth % BATCH == 0 {
+    if nth % BATCH == 0 {
         counter.fetch_add(BATCH, Ordering::Relaxed);
     }
-    nth
 }
 
 /// Runs jobs on the CPU pool only, in input order, without touching any
