@@ -595,6 +595,19 @@ enum seqshim_status seqshim_ec_correct_file(const char *in_path, const char *fix
 const char *seqshim_ec_last_error(void);
 
 /*
+ Where the reads of this process's EC calls (`seqshim_ec_correct_*`,
+ `seqshim_cudaec_run_test`) were corrected so far: `*on_gpu` on a GPU,
+ `*on_cpu` on the CPU pool (either pointer may be null). Returns the
+ number of GPUs EC uses: 0 when no GPU is in use (`seqshim_backend_info`
+ says why) or no call was large enough to start them (a call of fewer
+ than 16,384 reads never does).
+
+ # Safety
+ `on_gpu` and `on_cpu` must each be null or valid for one write.
+ */
+int32_t seqshim_ec_routing(uint64_t *on_gpu, uint64_t *on_cpu);
+
+/*
  The library version as a static NUL-terminated string, e.g. `"0.2.0"`.
 
  # Safety

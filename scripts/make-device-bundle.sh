@@ -19,6 +19,7 @@ cc -O2 -Wall -Wextra -Werror -Iinclude -Iinclude/wfa2lib -o "$out/bin/seqshim-wf
     integrations/demo/wfa_batch_demo.c -L"$out/lib" -l:libseqshim.so.0 -lpthread -Wl,-rpath,'$ORIGIN/../lib'
 cc -O2 -Wall -Wextra -Werror -Iinclude -o "$out/bin/seqshim-gact-demo" integrations/demo/gact_demo.c \
     -L"$out/lib" -l:libseqshim.so.0 -Wl,-rpath,'$ORIGIN/../lib'
+strip -o "$out/bin/seqshim-ec" target/release/seqshim-ec
 cc -O1 -Wall -Wextra -Werror -Iinclude -DLOAD_LINKED -o "$out/bin/native_api" \
     ffi-tests/native/native_api.c -L"$out/lib" -l:libseqshim.so.0 -Wl,-rpath,'$ORIGIN/../lib'
 
@@ -57,6 +58,11 @@ else
     echo "note: could not download Debian's libwfa2-0; the bundle carries no WFA benchmark"
 fi
 rm -rf "$deb_dir"
+
+# The EC benchmark's reference (Debian's lighter), when this machine has it.
+if command -v lighter >/dev/null; then
+    cp "$(command -v lighter)" "$out/bin/lighter"
+fi
 
 cp ffi-tests/expected/*.txt "$out/data/" 2>/dev/null || true
 if [ -d ../shared/data ]; then

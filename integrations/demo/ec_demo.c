@@ -98,6 +98,23 @@ int main(void) {
         }
     }
     int rc = run("exact-v1", SEQSHIM_EC_EXACT_V1, reads, truth) || run("default", 0, reads, truth);
+    /* Where the reads were corrected: a call starts the GPUs in the
+     * background and works on the CPU pool until they are up. */
+    uint64_t on_gpu = 0, on_cpu = 0;
+    int gpus = seqshim_ec_routing(&on_gpu, &on_cpu);
+    char info[2048];
+    seqshim_backend_info(info, sizeof info);
+    const char *reason = strstr(info, "reason: ");
+    if (on_gpu > 0) {
+        printf("EC: %llu reads corrected on %d GPU%s, %llu on the CPU pool\n",
+               (unsigned long long)on_gpu, gpus, gpus == 1 ? "" : "s", (unsigned long long)on_cpu);
+    } else if (reason) {
+        printf("EC: all reads on the CPU pool: no GPU in use (%.*s)\n",
+               (int)strcspn(reason + 8, "\n"), reason + 8);
+    } else {
+        printf("EC: all reads on the CPU pool: these calls ended before the GPU was up "
+               "(it takes the chunks of larger calls; SEQSHIM_LOG=info shows it start)\n");
+    }
     free(genome);
     free(reads);
     free(truth);

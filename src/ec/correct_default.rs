@@ -4,7 +4,7 @@
 //! returned as they came in.
 
 use super::ReadStatus;
-use super::kmer_counts::{SolidKmers, base_code, encode};
+use super::kmer_counts::{SolidSet, base_code, encode};
 use super::params::Params;
 use super::votes::{BASE_LETTERS, VoteTable, base_index, next_base};
 
@@ -24,15 +24,15 @@ enum Search {
     Pair,
 }
 
-struct Corrector<'a> {
-    solid: &'a SolidKmers,
+struct Corrector<'a, S: SolidSet> {
+    solid: &'a S,
     params: &'a Params,
     k: usize,
     votes: VoteTable,
     tuple_solid: Vec<bool>,
 }
 
-impl Corrector<'_> {
+impl<S: SolidSet> Corrector<'_, S> {
     fn is_solid(&self, seq: &[u8], p: usize) -> bool {
         p + self.k <= seq.len()
             && encode(&seq[p..p + self.k]).is_some_and(|(f, r)| self.solid.contains_codes(f, r))
@@ -158,55 +158,91 @@ impl Corrector<'_> {
     }
 }
 
-/// Corrects `seq` (and slices `qual` alongside) in place.
-pub fn correct_read(
-    seq: &mut Vec<u8>,
-    qual: Option<&mut Vec<u8>>,
-    solid: &SolidKmers,
-    params: &Params,
-) -> ReadOutcome {
-    let k = params.k;
+/// What correcting a read decided, before it is applied: computed by
+/// [`judge`] here or by the GPU kernel, applied by [`finish`].
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Verdict {
+    pub success: bool,
+    /// Rounds of the last voting kernel that ran.
+    pub rounds: u32,
+    pub capped: bool,
+    /// The kept range when trimming was tried (not successful, trimming on)
+    /// and accepted.
+    pub trim: Option<(usize, usize)>,
+}
+
+/// The outcome of a read that never reaches the voting: a non-ACGT byte
+/// (discarded as it came) or fewer than k bases (unchanged).
+pub fn outcome_without_voting(seq: &[u8], k: usize) -> Option<ReadOutcome> {
     let unchanged = ReadOutcome {
         status: ReadStatus::Unchanged,
         trim_start: 0,
         capped: false,
     };
     if !seq.iter().all(|&b| base_code(b).is_some()) {
-        return ReadOutcome {
+        return Some(ReadOutcome {
             status: ReadStatus::Discarded,
             ..unchanged
-        };
+        });
     }
-    if seq.len() < k {
-        return unchanged;
-    }
-    let mut work = seq.to_ascii_uppercase();
+    (seq.len() < k).then_some(unchanged)
+}
+
+/// Votes and fixes `work` (upper-case ACGT, at least k bases) in place and
+/// decides the trim, as the GPU kernel does.
+pub fn judge<S: SolidSet>(work: &mut [u8], solid: &S, params: &Params) -> Verdict {
     let mut c = Corrector {
         solid,
         params,
-        k,
+        k: params.k,
         votes: VoteTable::default(),
         tuple_solid: Vec::new(),
     };
-    let (mut success, mut rounds, mut capped) = c.solidify(&mut work, Search::Single);
+    let (mut success, mut rounds, mut capped) = c.solidify(work, Search::Single);
     if !success && params.num_search == 2 {
-        let (s2, r2, c2) = c.solidify(&mut work, Search::Pair);
+        let (s2, r2, c2) = c.solidify(work, Search::Pair);
         (success, rounds, capped) = (s2, r2, capped || c2);
     }
+    let trim = if !success && params.do_trim {
+        c.trim_range(work)
+    } else {
+        None
+    };
+    Verdict {
+        success,
+        rounds,
+        capped,
+        trim,
+    }
+}
+
+/// Applies a verdict: `work` is the judged copy of `seq`; `seq` (and
+/// `qual` alongside) become the corrected or trimmed read.
+pub fn finish(
+    seq: &mut Vec<u8>,
+    qual: Option<&mut Vec<u8>>,
+    work: &[u8],
+    verdict: &Verdict,
+    params: &Params,
+) -> ReadOutcome {
+    let unchanged = ReadOutcome {
+        status: ReadStatus::Unchanged,
+        trim_start: 0,
+        capped: verdict.capped,
+    };
     let discarded = ReadOutcome {
         status: ReadStatus::Discarded,
-        trim_start: 0,
-        capped,
+        ..unchanged
     };
-    if success {
-        if i64::from(rounds) > i64::from(params.max_mods) {
+    if verdict.success {
+        if i64::from(verdict.rounds) > i64::from(params.max_mods) {
             return discarded;
         }
     } else {
         if !params.do_trim {
             return discarded;
         }
-        let Some((start, end)) = c.trim_range(&work) else {
+        let Some((start, end)) = verdict.trim else {
             return discarded;
         };
         if (start, end) != (0, work.len()) {
@@ -217,20 +253,31 @@ pub fn correct_read(
             return ReadOutcome {
                 status: ReadStatus::Trimmed,
                 trim_start: start as u32,
-                capped,
+                ..unchanged
             };
         }
     }
     if work.eq_ignore_ascii_case(seq) {
-        return ReadOutcome {
-            capped,
-            ..unchanged
-        };
+        return unchanged;
     }
-    *seq = work;
+    *seq = work.to_vec();
     ReadOutcome {
         status: ReadStatus::Fixed,
-        trim_start: 0,
-        capped,
+        ..unchanged
     }
+}
+
+/// Corrects `seq` (and slices `qual` alongside) in place.
+pub fn correct_read<S: SolidSet>(
+    seq: &mut Vec<u8>,
+    qual: Option<&mut Vec<u8>>,
+    solid: &S,
+    params: &Params,
+) -> ReadOutcome {
+    if let Some(outcome) = outcome_without_voting(seq, params.k) {
+        return outcome;
+    }
+    let mut work = seq.to_ascii_uppercase();
+    let verdict = judge(&mut work, solid, params);
+    finish(seq, qual, &work, &verdict, params)
 }

@@ -19,8 +19,18 @@ const PROGRESS_BLOCK: usize = 1 << 19;
 /// A read's sequence and, for FASTQ, its qualities, both edited in place.
 pub type ReadView<'a> = (&'a mut Vec<u8>, Option<&'a mut Vec<u8>>);
 
-/// Corrects independent reads in parallel; any batching gives the same bytes.
+/// Corrects independent reads, on GPUs for a large call (see
+/// `family::correct_reads`); any batching gives the same bytes.
 pub fn correct_reads(
+    reads: &mut [ReadView<'_>],
+    solid: &SolidKmers,
+    params: &Params,
+) -> Vec<ReadOutcome> {
+    super::family::correct_reads(reads, solid, params)
+}
+
+/// Corrects independent reads in parallel on the CPU pool.
+pub(crate) fn correct_reads_cpu(
     reads: &mut [ReadView<'_>],
     solid: &SolidKmers,
     params: &Params,

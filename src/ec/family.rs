@@ -1,85 +1,512 @@
-//! EC as a family of the engine. One exact-v1 kernel launch (the whole
-//! record array of a `runTest` call or a batch) is one job: v1's launch is
-//! one grid over every record, and §5.2's extra passes over record 0 depend
-//! on the launch size, so a launch cannot be split into smaller jobs. There
-//! is no kernel yet, so every launch runs on the engine's CPU pool (its
-//! parallel loops use the same pool through [`super::parallel`]).
+//! EC as two families of the engine, one per mode, and how a bulk call
+//! (a `runTest` launch, a batch, a file) is split between the CPU pool and
+//! the GPUs.
+//!
+//! A job is a chunk of reads of one call. exact-v1's launch is one grid over
+//! every record, but every record is processed alone: only the grid's extra
+//! passes over record 0 depend on the launch size, and those stay on the
+//! host (`kernel_v1::launch`), so chunks give v1's bytes.
+//!
+//! A call is bulk work its caller knows the size of, not one of many small
+//! calls, so no per-call routing applies: a call of [`BULK_MIN_READS`] reads
+//! or more starts the family's devices (in the background) and works
+//! through its first chunks on the CPU pool meanwhile; once a GPU is up,
+//! the rest goes to the GPUs a few chunks at a time. A smaller call never
+//! starts them (a launch's start-up would cost more than the call).
 
-use std::sync::{Arc, Mutex};
+use std::ops::Range;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
 
 use crate::engine::device::{DeviceError, Gpu};
-use crate::engine::family::{self, Family, Placement};
-use crate::engine::scheduler::{BatchRunner, Job};
+use crate::engine::family::{self, Family};
+use crate::engine::scheduler::{BatchRunner, Job, Queued};
 
 use super::bloom_v1::BloomTableV1;
+use super::correct_default::{self, ReadOutcome, Verdict};
+use super::default_mode::ReadView;
 use super::error::EcError;
-use super::kernel_v1::{self, KernelConfig, RunReport};
+use super::gpu::{DefaultRunner, EcRunner, GPU_MAX_LEN, ProbeTable, V1Runner};
+use super::kernel_v1::{self, KernelConfig};
+use super::kmer_counts::SolidKmers;
+use super::parallel::for_each_chunk_mut;
+use super::params::Params;
 
-/// One exact-v1 launch: the records (taken back by the caller), the kernel
-/// settings and the Bloom table.
-pub struct V1Launch {
-    records: Mutex<Vec<u8>>,
-    cfg: KernelConfig,
-    bloom: Arc<BloomTableV1>,
+/// Smallest call that starts the devices: below this the CPU pool finishes
+/// sooner than a GPU starts (milliseconds of work). A larger call that the
+/// CPU pool finishes before they are up only leaves them ready for the next.
+pub const BULK_MIN_READS: usize = 1 << 14;
+/// Reads of a chunk the CPU pool takes while the devices start.
+const CPU_CHUNK_READS: usize = 1 << 14;
+/// Reads of a GPU chunk (one launch): about a wave of threads on a large GPU.
+const GPU_CHUNK_READS: usize = 1 << 18;
+/// GPU chunks queued ahead of the one the caller waits for.
+const IN_FLIGHT: usize = 4;
+/// Reads per parallel work item of the CPU rerun of a default-mode chunk.
+const READS_PER_ITEM: usize = 512;
+
+/// A chunk of one exact-v1 kernel launch: whole records, their kernel
+/// (`pair`: `fix_errors2`), the settings and the Bloom table.
+pub struct V1Chunk {
+    pub(crate) records: Vec<u8>,
+    pub(crate) pair: bool,
+    pub(crate) cfg: KernelConfig,
+    pub(crate) bloom: Arc<BloomTableV1>,
 }
 
-impl Job for V1Launch {
-    type Output = (Vec<u8>, RunReport);
+/// A chunk's records after the kernel, per record its trimmed start, and
+/// how many the watchdog stopped.
+pub struct V1ChunkOut {
+    pub(crate) records: Vec<u8>,
+    pub(crate) trim_start: Vec<u32>,
+    pub(crate) watchdog: u64,
+}
 
-    fn run_cpu(&self) -> Self::Output {
-        let mut records =
-            std::mem::take(&mut *self.records.lock().unwrap_or_else(|p| p.into_inner()));
-        let report = kernel_v1::run(&mut records, &self.cfg, &self.bloom);
-        (records, report)
+impl V1Chunk {
+    /// A chunk of `records` (v1's record array, stride `read_len + 2`) for
+    /// kernel 1, or kernel 2 when `pair`, as `params` configure it.
+    pub fn new(
+        records: Vec<u8>,
+        pair: bool,
+        params: &Params,
+        bloom: Arc<BloomTableV1>,
+    ) -> Result<V1Chunk, EcError> {
+        params.validate()?;
+        let stride = params.read_len + 2;
+        if params.mode != super::Mode::ExactV1 || records.len() % stride != 0 {
+            return Err(EcError::InvalidParam(
+                "an exact-v1 chunk needs exact-v1 parameters and whole records".into(),
+            ));
+        }
+        Ok(V1Chunk {
+            records,
+            pair,
+            cfg: super::v1::kernel_config(params),
+            bloom,
+        })
+    }
+}
+
+impl V1ChunkOut {
+    /// Records whose bytes, trimmed start or watchdog flag differ from
+    /// `other`'s (the total watchdog count stands in for the flags).
+    pub fn differences(&self, other: &V1ChunkOut, read_len: usize) -> usize {
+        let stride = read_len + 2;
+        let records = self
+            .records
+            .chunks(stride)
+            .zip(other.records.chunks(stride))
+            .zip(self.trim_start.iter().zip(&other.trim_start))
+            .filter(|((a, b), (s, t))| a != b || s != t)
+            .count();
+        records
+            + (self.records.len() != other.records.len()) as usize
+            + (self.watchdog != other.watchdog) as usize
+    }
+}
+
+impl Job for V1Chunk {
+    type Output = V1ChunkOut;
+
+    fn run_cpu(&self) -> V1ChunkOut {
+        let mut records = self.records.clone();
+        let mut trim_start = vec![0; records.len() / (self.cfg.read_len + 2)];
+        let watchdog = kernel_v1::process_records_cpu(
+            &mut records,
+            self.pair,
+            &self.cfg,
+            &self.bloom,
+            &mut trim_start,
+        );
+        V1ChunkOut {
+            records,
+            trim_start,
+            watchdog,
+        }
+    }
+
+    fn gpu_eligible(&self) -> bool {
+        self.cfg.read_len <= GPU_MAX_LEN
     }
 
     /// Record bytes.
     fn cost(&self) -> u64 {
-        self.records.lock().map_or(0, |r| r.len() as u64)
+        self.records.len() as u64
     }
 }
 
-/// CUDA-EC spectrum correction as a family of the engine (CPU pool only for
-/// now).
-pub struct Ec;
+/// A chunk of default-mode reads to judge: upper-case ACGT of k to
+/// [`GPU_MAX_LEN`] bases, `reads[offsets[i]..offsets[i + 1]]`.
+pub struct DefaultChunk {
+    pub(crate) reads: Vec<u8>,
+    pub(crate) offsets: Vec<u32>,
+    pub(crate) params: Params,
+    pub(crate) table: Arc<ProbeTable>,
+}
 
-impl Family for Ec {
-    const NAME: &'static str = "EC";
-    const KERNEL: &'static str = "";
-    type Job = V1Launch;
+/// The judged reads (same layout) and one verdict per read.
+pub struct DefaultChunkOut {
+    pub(crate) work: Vec<u8>,
+    pub(crate) verdicts: Vec<Verdict>,
+}
 
-    fn runners(_: &Arc<Gpu>) -> Result<Vec<Box<dyn BatchRunner<V1Launch>>>, DeviceError> {
-        Ok(Vec::new())
+impl DefaultChunk {
+    /// A chunk of reads for the default-mode kernel: each of `k` to
+    /// [`GPU_MAX_LEN`] A/C/G/T (either case), judged against `spectrum`.
+    pub fn new(
+        reads: &[&[u8]],
+        params: &Params,
+        spectrum: &super::Spectrum,
+    ) -> Result<DefaultChunk, EcError> {
+        params.validate()?;
+        let solid = spectrum.solid_kmers()?;
+        let mut packed = Vec::new();
+        let mut offsets = vec![0u32];
+        for (index, read) in reads.iter().enumerate() {
+            if correct_default::outcome_without_voting(read, params.k).is_some()
+                || read.len() > GPU_MAX_LEN
+            {
+                return Err(EcError::InvalidParam(format!(
+                    "read {index} is not for the kernel (non-ACGT, shorter than k or longer than {GPU_MAX_LEN})"
+                )));
+            }
+            packed.extend(read.iter().map(u8::to_ascii_uppercase));
+            offsets.push(u32::try_from(packed.len()).map_err(|_| {
+                EcError::InvalidParam("a chunk of more than 4 GiB of reads".into())
+            })?);
+        }
+        Ok(DefaultChunk {
+            reads: packed,
+            offsets,
+            params: params.clone(),
+            table: solid.probe_table(),
+        })
     }
 }
 
-/// Runs one exact-v1 launch in place. With no device in use (there is no
-/// EC kernel yet) the launch runs right here, on the caller's records and
-/// table, its loops on the engine's pool; only a launch handed to a device
-/// is copied into a job.
-pub(crate) fn run_launch(
+impl DefaultChunkOut {
+    /// Reads whose judged bytes or verdict differ from `other`'s.
+    pub fn differences(&self, other: &DefaultChunkOut) -> usize {
+        let same_layout = self.work.len() == other.work.len();
+        let verdicts = self
+            .verdicts
+            .iter()
+            .zip(&other.verdicts)
+            .filter(|(a, b)| a != b)
+            .count();
+        verdicts
+            + (!same_layout || self.work != other.work) as usize
+            + self.verdicts.len().abs_diff(other.verdicts.len())
+    }
+}
+
+impl Job for DefaultChunk {
+    type Output = DefaultChunkOut;
+
+    fn run_cpu(&self) -> DefaultChunkOut {
+        let n = self.offsets.len().saturating_sub(1);
+        let mut slots: Vec<(Vec<u8>, Verdict)> = (0..n)
+            .map(|i| {
+                let read = &self.reads[self.offsets[i] as usize..self.offsets[i + 1] as usize];
+                (read.to_vec(), Verdict::default())
+            })
+            .collect();
+        for_each_chunk_mut(&mut slots, READS_PER_ITEM, |_, chunk| {
+            for (work, verdict) in chunk.iter_mut() {
+                *verdict = correct_default::judge(work, &*self.table, &self.params);
+            }
+        });
+        let mut work = Vec::with_capacity(self.reads.len());
+        let mut verdicts = Vec::with_capacity(n);
+        for (w, v) in slots {
+            work.extend_from_slice(&w);
+            verdicts.push(v);
+        }
+        DefaultChunkOut { work, verdicts }
+    }
+
+    /// Read bytes.
+    fn cost(&self) -> u64 {
+        self.reads.len() as u64
+    }
+}
+
+/// exact-v1 correction as a family of the engine.
+pub struct EcV1;
+
+impl Family for EcV1 {
+    const NAME: &'static str = "EC exact-v1";
+    const KERNEL: &'static str = "ec";
+    type Job = V1Chunk;
+
+    fn runners(gpu: &Arc<Gpu>) -> Result<Vec<Box<dyn BatchRunner<V1Chunk>>>, DeviceError> {
+        Ok(vec![Box::new(V1Runner(EcRunner::new(gpu.clone())?))])
+    }
+}
+
+/// Default-mode correction as a family of the engine.
+pub struct EcDefault;
+
+impl Family for EcDefault {
+    const NAME: &'static str = "EC default";
+    const KERNEL: &'static str = "ec";
+    type Job = DefaultChunk;
+
+    fn runners(gpu: &Arc<Gpu>) -> Result<Vec<Box<dyn BatchRunner<DefaultChunk>>>, DeviceError> {
+        Ok(vec![Box::new(DefaultRunner(EcRunner::new(gpu.clone())?))])
+    }
+}
+
+/// Reads corrected by bulk calls on GPUs and on the CPU pool, for reports.
+static READS_ON_GPU: AtomicU64 = AtomicU64::new(0);
+static READS_ON_CPU: AtomicU64 = AtomicU64::new(0);
+
+/// Where the reads of this process's EC calls ran so far: (on a GPU, on
+/// the CPU pool, the GPUs EC uses). A chunk handed to a device counts as
+/// on a GPU even when its device failed and the scheduler reran it on the
+/// CPU (`SEQSHIM_LOG=info` reports those rescues).
+pub fn routing() -> (u64, u64, Vec<String>) {
+    let mut devices: Vec<String> = Vec::new();
+    for started in [
+        family::started_devices::<EcV1>(),
+        family::started_devices::<EcDefault>(),
+    ] {
+        for d in started {
+            if !devices.contains(&d) {
+                devices.push(d);
+            }
+        }
+    }
+    (
+        READS_ON_GPU.load(Ordering::Relaxed),
+        READS_ON_CPU.load(Ordering::Relaxed),
+        devices,
+    )
+}
+
+/// A chunk given to the devices, or given back when none was left.
+type Handed<J> = Result<Queued<J>, J>;
+
+/// Works through `0..reads` in chunks: on the CPU pool (`run_here`) while
+/// the family's devices are not up, then on the devices (`make_job`, and
+/// `take` for each output, in order). A chunk the devices give back or
+/// fail runs on the CPU pool. Calls below [`BULK_MIN_READS`] (any size in
+/// strict mode) never wait for or start a device.
+fn run_chunks<F: Family>(
+    reads: usize,
+    cost: u64,
+    mut run_here: impl FnMut(Range<usize>),
+    mut make_job: impl FnMut(Range<usize>) -> F::Job,
+    mut take: impl FnMut(Range<usize>, <F::Job as Job>::Output),
+) {
+    let mut run_here = |range: Range<usize>| {
+        READS_ON_CPU.fetch_add(range.len() as u64, Ordering::Relaxed);
+        run_here(range)
+    };
+    let strict = crate::engine::config::get().strict;
+    if reads == 0 || (reads < BULK_MIN_READS && !strict) {
+        run_here(0..reads);
+        return;
+    }
+    let mut next = 0;
+    while next < reads {
+        let Some(scheduler) = family::bulk::<F>(cost) else {
+            let end = (next + CPU_CHUNK_READS).min(reads);
+            run_here(next..end);
+            next = end;
+            continue;
+        };
+        let chunks: Vec<Range<usize>> = (next..reads)
+            .step_by(GPU_CHUNK_READS)
+            .map(|s| s..(s + GPU_CHUNK_READS).min(reads))
+            .collect();
+        crate::log_info!(
+            "{}: {} reads in {} chunks to {} device(s)",
+            F::NAME,
+            reads - next,
+            chunks.len(),
+            scheduler.devices().len()
+        );
+        let mut queued: std::collections::VecDeque<(Range<usize>, Handed<F::Job>)> =
+            Default::default();
+        let mut pending = chunks.into_iter();
+        loop {
+            while queued.len() < IN_FLIGHT {
+                let Some(range) = pending.next() else { break };
+                let job = make_job(range.clone());
+                let handed = scheduler.queue_many(vec![job]).pop();
+                match handed {
+                    Some(h) => queued.push_back((range, h)),
+                    None => run_here(range),
+                }
+            }
+            let Some((range, handed)) = queued.pop_front() else {
+                break;
+            };
+            match handed.map_err(drop).and_then(|q| q.wait().map_err(drop)) {
+                Ok(out) => {
+                    READS_ON_GPU.fetch_add(range.len() as u64, Ordering::Relaxed);
+                    take(range, out)
+                }
+                Err(()) => run_here(range),
+            }
+        }
+        return;
+    }
+}
+
+/// exact-v1: the grid's first round over every record (`pair` selects
+/// `fix_errors2`), on GPUs for a bulk call, else on the CPU pool. Adds each
+/// record's trimmed start; returns the watchdog hits.
+pub(crate) fn process_records(
     records: &mut [u8],
+    pair: bool,
     cfg: &KernelConfig,
     bloom: &BloomTableV1,
-) -> Result<RunReport, EcError> {
-    let placed = family::place::<Ec>(records.len() as u64, || {
-        Some(V1Launch {
-            records: Mutex::new(records.to_vec()),
-            cfg: *cfg,
-            bloom: Arc::new(bloom.clone()),
-        })
-    });
-    let (out, report) = match placed {
-        Placement::Here(_timer) => return Ok(kernel_v1::run(records, cfg, bloom)),
-        Placement::Submitted(result) => {
-            result.map_err(|e| EcError::State(format!("launch not run: {e}")))?
-        }
-    };
-    if out.len() != records.len() {
-        return Err(EcError::State(
-            "launch returned a record array of another size".into(),
-        ));
+    trim_start: &mut [u32],
+) -> u64 {
+    let stride = cfg.read_len + 2;
+    let n = records.len() / stride;
+    if cfg.read_len > GPU_MAX_LEN || !family::devices_possible() {
+        return kernel_v1::process_records_cpu(records, pair, cfg, bloom, trim_start);
     }
-    records.copy_from_slice(&out);
-    Ok(report)
+    let mut shared: Option<Arc<BloomTableV1>> = None;
+    let watchdog = std::cell::Cell::new(0u64);
+    let records_cell = std::cell::RefCell::new((records, trim_start));
+    run_chunks::<EcV1>(
+        n,
+        (n * stride) as u64,
+        |range| {
+            let (records, trim) = &mut *records_cell.borrow_mut();
+            watchdog.set(
+                watchdog.get()
+                    + kernel_v1::process_records_cpu(
+                        &mut records[range.start * stride..range.end * stride],
+                        pair,
+                        cfg,
+                        bloom,
+                        &mut trim[range],
+                    ),
+            );
+        },
+        |range| V1Chunk {
+            records: records_cell.borrow().0[range.start * stride..range.end * stride].to_vec(),
+            pair,
+            cfg: *cfg,
+            // One copy of the table per call, shared by its chunks.
+            bloom: shared
+                .get_or_insert_with(|| Arc::new(bloom.clone()))
+                .clone(),
+        },
+        |range, out| {
+            let (records, trim) = &mut *records_cell.borrow_mut();
+            records[range.start * stride..range.end * stride].copy_from_slice(&out.records);
+            for (t, o) in trim[range].iter_mut().zip(&out.trim_start) {
+                *t += o;
+            }
+            watchdog.set(watchdog.get() + out.watchdog);
+        },
+    );
+    watchdog.get()
+}
+
+/// Default mode: corrects independent reads, the bulk of them on GPUs when
+/// the call is large enough, the rest (and all of a small call) on the CPU
+/// pool. Any split gives the same bytes.
+pub(crate) fn correct_reads(
+    reads: &mut [ReadView<'_>],
+    solid: &SolidKmers,
+    params: &Params,
+) -> Vec<ReadOutcome> {
+    let cpu =
+        |reads: &mut [ReadView<'_>]| super::default_mode::correct_reads_cpu(reads, solid, params);
+    if !family::devices_possible() {
+        return cpu(reads);
+    }
+    // Reads the kernel takes, in order; the others are finished here.
+    let mut outcomes: Vec<Option<ReadOutcome>> = reads
+        .iter()
+        .map(|(seq, _)| correct_default::outcome_without_voting(seq, params.k))
+        .collect();
+    let kernel_reads: Vec<usize> = (0..reads.len())
+        .filter(|&i| outcomes[i].is_none() && reads[i].0.len() <= GPU_MAX_LEN)
+        .collect();
+    let cost: u64 = kernel_reads.iter().map(|&i| reads[i].0.len() as u64).sum();
+    let mut table: Option<Arc<ProbeTable>> = None;
+    let cells = std::cell::RefCell::new((&mut *reads, &mut outcomes));
+    run_chunks::<EcDefault>(
+        kernel_reads.len(),
+        cost,
+        |range| {
+            let (reads, outcomes) = &mut *cells.borrow_mut();
+            let picked = &kernel_reads[range];
+            for (&i, o) in picked.iter().zip(cpu(&mut pick(reads, picked))) {
+                outcomes[i] = Some(o);
+            }
+        },
+        |range| {
+            let (reads, _) = &*cells.borrow();
+            let picked = &kernel_reads[range];
+            let mut packed = Vec::with_capacity(picked.iter().map(|&i| reads[i].0.len()).sum());
+            let mut offsets = Vec::with_capacity(picked.len() + 1);
+            offsets.push(0u32);
+            for &i in picked {
+                packed.extend(reads[i].0.iter().map(u8::to_ascii_uppercase));
+                offsets.push(packed.len() as u32);
+            }
+            DefaultChunk {
+                reads: packed,
+                offsets,
+                params: params.clone(),
+                table: table.get_or_insert_with(|| solid.probe_table()).clone(),
+            }
+        },
+        |range, out| {
+            let (reads, outcomes) = &mut *cells.borrow_mut();
+            let mut at = 0;
+            for (&i, verdict) in kernel_reads[range].iter().zip(&out.verdicts) {
+                let (seq, qual) = &mut reads[i];
+                let work = &out.work[at..at + seq.len()];
+                at += seq.len();
+                outcomes[i] = Some(correct_default::finish(
+                    seq,
+                    qual.as_deref_mut(),
+                    work,
+                    verdict,
+                    params,
+                ));
+            }
+        },
+    );
+    // Reads longer than the kernel takes.
+    let long: Vec<usize> = (0..reads.len())
+        .filter(|&i| outcomes[i].is_none())
+        .collect();
+    if !long.is_empty() {
+        for (&i, o) in long.iter().zip(cpu(&mut pick(reads, &long))) {
+            outcomes[i] = Some(o);
+        }
+    }
+    outcomes
+        .into_iter()
+        .map(|o| o.expect("every read has an outcome"))
+        .collect()
+}
+
+/// The reads at `indices` (ascending), borrowed from `reads`.
+fn pick<'a>(reads: &'a mut [ReadView<'_>], indices: &[usize]) -> Vec<ReadView<'a>> {
+    let (Some(&first), Some(&last)) = (indices.first(), indices.last()) else {
+        return Vec::new();
+    };
+    let mut wanted = indices.iter().peekable();
+    reads[first..=last]
+        .iter_mut()
+        .enumerate()
+        .filter_map(|(at, (seq, qual))| {
+            (wanted.peek() == Some(&&(first + at))).then(|| {
+                wanted.next();
+                (&mut **seq, qual.as_deref_mut())
+            })
+        })
+        .collect()
 }

@@ -269,8 +269,43 @@ fn process_record(
     outcome
 }
 
-/// One kernel launch over `n` records: every record once, in parallel, then
-/// the grid's surplus threads re-process record 0 in sequence (Q8).
+/// Every record once, in parallel on the engine's CPU pool, as the grid's
+/// first round of threads does: `pair` selects `fix_errors2`. Adds each
+/// record's trimmed start to `trim_start`; returns the watchdog hits.
+pub(crate) fn process_records_cpu(
+    records: &mut [u8],
+    pair: bool,
+    cfg: &KernelConfig,
+    bloom: &BloomTableV1,
+    trim_start: &mut [u32],
+) -> u64 {
+    let kernel = if pair {
+        Kernel::PairSubstitution
+    } else {
+        Kernel::SingleSubstitution
+    };
+    let stride = cfg.read_len + 2;
+    let watchdog = AtomicU64::new(0);
+    let mut slots: Vec<(&mut [u8], &mut u32)> = records
+        .chunks_mut(stride)
+        .zip(trim_start.iter_mut())
+        .collect();
+    for_each_chunk_mut(&mut slots, RECORDS_PER_CHUNK, |_, chunk| {
+        let mut scratch = Scratch::new(cfg.k);
+        for (rec, trim) in chunk.iter_mut() {
+            let out = process_record(rec, kernel, cfg, bloom, &mut scratch);
+            **trim += out.trim_start;
+            if out.watchdog {
+                watchdog.fetch_add(1, Ordering::Relaxed);
+            }
+        }
+    });
+    watchdog.into_inner()
+}
+
+/// One kernel launch over `n` records: every record once, in parallel (on
+/// a GPU or the CPU pool, see `family::process_records`), then the grid's
+/// surplus threads re-process record 0 in sequence (Q8).
 fn launch(
     records: &mut [u8],
     kernel: Kernel,
@@ -280,24 +315,8 @@ fn launch(
 ) -> u64 {
     let stride = cfg.read_len + 2;
     let n = records.len() / stride;
-    let watchdog = AtomicU64::new(0);
-    {
-        let mut slots: Vec<(&mut [u8], &mut u32)> = records
-            .chunks_mut(stride)
-            .zip(trim_start.iter_mut())
-            .collect();
-        for_each_chunk_mut(&mut slots, RECORDS_PER_CHUNK, |_, chunk| {
-            let mut scratch = Scratch::new(cfg.k);
-            for (rec, trim) in chunk.iter_mut() {
-                let out = process_record(rec, kernel, cfg, bloom, &mut scratch);
-                **trim += out.trim_start;
-                if out.watchdog {
-                    watchdog.fetch_add(1, Ordering::Relaxed);
-                }
-            }
-        });
-    }
-    let mut watchdog = watchdog.into_inner();
+    let pair = kernel == Kernel::PairSubstitution;
+    let mut watchdog = super::family::process_records(records, pair, cfg, bloom, trim_start);
     let rounds = (n as u64).div_ceil(GRID_THREADS);
     let extra_passes = (GRID_THREADS * rounds).saturating_sub(1 + n as u64);
     if n > 0 {

@@ -135,7 +135,24 @@ impl KmerCounter {
             .filter(|&(_, n)| n >= min_mult)
             .map(|(c, _)| c)
             .collect();
-        SolidKmers { codes }
+        SolidKmers {
+            codes,
+            probe_table: std::sync::OnceLock::new(),
+        }
+    }
+}
+
+/// A set of solid canonical k-mers, asked by forward and reverse-complement
+/// codes: the spectrum's own hash set, or the GPU's probe table (the same
+/// members, so the CPU and GPU paths agree).
+pub trait SolidSet: Sync {
+    fn contains_codes(&self, fwd: u64, rc: u64) -> bool;
+}
+
+impl SolidSet for SolidKmers {
+    #[inline]
+    fn contains_codes(&self, fwd: u64, rc: u64) -> bool {
+        self.codes.contains(&fwd.min(rc))
     }
 }
 
@@ -143,17 +160,25 @@ impl KmerCounter {
 #[derive(Clone, Debug)]
 pub struct SolidKmers {
     codes: HashSet<u64, KmerBuild>,
+    /// The GPU's copy, built on first use (see `gpu::table`).
+    probe_table: std::sync::OnceLock<std::sync::Arc<super::gpu::ProbeTable>>,
 }
 
 impl SolidKmers {
-    pub fn len(&self) -> usize {
-        self.codes.len()
+    /// The solid codes as the GPU's open-addressing table, built once.
+    pub fn probe_table(&self) -> std::sync::Arc<super::gpu::ProbeTable> {
+        self.probe_table
+            .get_or_init(|| {
+                std::sync::Arc::new(super::gpu::ProbeTable::new(
+                    self.codes.iter().copied(),
+                    self.codes.len(),
+                ))
+            })
+            .clone()
     }
 
-    /// Whether the k-mer with these forward/reverse-complement codes is solid.
-    #[inline]
-    pub fn contains_codes(&self, fwd: u64, rc: u64) -> bool {
-        self.codes.contains(&fwd.min(rc))
+    pub fn len(&self) -> usize {
+        self.codes.len()
     }
 
     /// Whether `kmer` (k bytes) is solid; false if it has a non-ACGT byte.

@@ -69,7 +69,7 @@ pub(crate) fn run_kernels(
             "record {i}: length byte exceeds read_len"
         )));
     }
-    super::family::run_launch(records, cfg, bloom)
+    Ok(super::kernel_v1::run(records, cfg, bloom))
 }
 
 /// Classifies a record after the kernels against its packed input (README).

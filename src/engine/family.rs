@@ -162,6 +162,16 @@ pub fn scheduler<F: Family>() -> &'static Scheduler<F::Job> {
     })
 }
 
+/// The devices of the family's scheduler if it has started (without
+/// starting it): empty before, and on the CPU path.
+pub fn started_devices<F: Family>() -> Vec<String> {
+    slot::<F>()
+        .scheduler
+        .get()
+        .map(|s| s.devices().to_vec())
+        .unwrap_or_default()
+}
+
 /// Whether the family's scheduler has started (without starting it).
 #[cfg(test)]
 fn started<F: Family>() -> bool {
@@ -210,15 +220,49 @@ fn started_or_starting<F: Family>(cost: u64) -> Started<F::Job> {
     // calls for a while and started the GPU for nothing.
     let settled = slot.before_start.settled_estimate(cost, SETTLED_SAMPLES);
     let worth_a_device = settled.is_some_and(|t| t >= MIN_DEVICE_CALL);
-    if worth_a_device && start_in_background::<F>(cost, settled.unwrap_or_default()).is_err() {
+    let why = || {
+        format!(
+            "calls of cost {cost} take {:.0} us on their callers' threads",
+            settled.unwrap_or_default().as_secs_f64() * 1e6
+        )
+    };
+    if worth_a_device && start_in_background::<F>(why()).is_err() {
         // No thread to spare: start here, as before.
         return Started::Yes(scheduler::<F>());
     }
     Started::NotYet(&slot.before_start)
 }
 
+/// For bulk work (one call the caller knows is large: a file, a whole
+/// batch, split into chunks by the family): the family's scheduler once it
+/// is up with devices. Otherwise `None`, and the devices start on a thread
+/// of their own (once) while the caller works through its first chunks on
+/// the CPU pool; strict mode, the CPU backend and unit tests start them here.
+pub fn bulk<F: Family>(cost: u64) -> Option<&'static Scheduler<F::Job>> {
+    if !devices_possible() {
+        return None;
+    }
+    let scheduler = match slot::<F>().scheduler.get() {
+        Some(started) => started,
+        None => {
+            let config = super::config::get();
+            if cfg!(test)
+                || F::KERNEL.is_empty()
+                || config.strict
+                || config.backend == super::config::Backend::Cpu
+                || start_in_background::<F>(format!("a bulk call of cost {cost}")).is_err()
+            {
+                scheduler::<F>()
+            } else {
+                return None;
+            }
+        }
+    };
+    scheduler.has_devices().then_some(scheduler)
+}
+
 /// Starts the family's scheduler on a thread of its own, once.
-fn start_in_background<F: Family>(cost: u64, took: std::time::Duration) -> std::io::Result<()> {
+fn start_in_background<F: Family>(why: String) -> std::io::Result<()> {
     static STARTING: Mutex<Vec<TypeId>> = Mutex::new(Vec::new());
     {
         let mut starting = STARTING.lock().unwrap_or_else(|p| p.into_inner());
@@ -231,9 +275,8 @@ fn start_in_background<F: Family>(cost: u64, took: std::time::Duration) -> std::
         .name("seqshim-start".into())
         .spawn(move || {
             crate::log_info!(
-                "{}: starting the devices in the background: calls of cost {cost} take {:.0} us on their callers' threads",
-                F::NAME,
-                took.as_secs_f64() * 1e6
+                "{}: starting the devices in the background: {why}",
+                F::NAME
             );
             let started = std::time::Instant::now();
             let devices = scheduler::<F>().devices().len();

@@ -712,6 +712,32 @@ pub unsafe extern "C" fn seqshim_ec_last_error() -> *const c_char {
     ffi_guard!({ LAST_ERROR.with(|e| e.borrow().as_ptr()) })
 }
 
+/// Where the reads of this process's EC calls (`seqshim_ec_correct_*`,
+/// `seqshim_cudaec_run_test`) were corrected so far: `*on_gpu` on a GPU,
+/// `*on_cpu` on the CPU pool (either pointer may be null). Returns the
+/// number of GPUs EC uses: 0 when no GPU is in use (`seqshim_backend_info`
+/// says why) or no call was large enough to start them (a call of fewer
+/// than 16,384 reads never does).
+///
+/// # Safety
+/// `on_gpu` and `on_cpu` must each be null or valid for one write.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn seqshim_ec_routing(on_gpu: *mut u64, on_cpu: *mut u64) -> i32 {
+    ffi_guard!({
+        let (gpu, cpu, devices) = ec::routing();
+        // SAFETY: each pointer is null or valid for one write per the contract.
+        unsafe {
+            if let Some(out) = on_gpu.as_mut() {
+                *out = gpu;
+            }
+            if let Some(out) = on_cpu.as_mut() {
+                *out = cpu;
+            }
+        }
+        i32::try_from(devices.len()).unwrap_or(i32::MAX)
+    })
+}
+
 /// v1's `runTest` (spec §2, §9.1): the exact-v1 kernels on
 /// `h_param->NUM_OF_READS` records of `readLen + 2` bytes at `reads_arr`,
 /// in place, including `numSearch == 2`. The Bloom modulus comes from
