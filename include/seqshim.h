@@ -367,8 +367,9 @@ typedef struct seqshim_poa_params_t {
    */
   int32_t want_msa;
   /*
-   −1: CPU only; ≥ 0: CUDA ordinal (windows run on the CPU until the POA
-   kernels land).
+   −1 or ≥ 0 (a CUDA ordinal), accepted alike: windows the POA kernel takes
+   run on every GPU in use (SEQSHIM_BACKEND, SEQSHIM_DEVICES), the rest on
+   the CPU pool.
    */
   int32_t device;
   /*

@@ -58,8 +58,9 @@ pub struct seqshim_poa_params_t {
     pub max_seqs_per_window: i32,
     /// Non-zero: keep MSA rows for `seqshim_poa_batch_get_msa`.
     pub want_msa: i32,
-    /// −1: CPU only; ≥ 0: CUDA ordinal (windows run on the CPU until the POA
-    /// kernels land).
+    /// −1 or ≥ 0 (a CUDA ordinal), accepted alike: windows the POA kernel takes
+    /// run on every GPU in use (SEQSHIM_BACKEND, SEQSHIM_DEVICES), the rest on
+    /// the CPU pool.
     pub device: i32,
     /// Reserved: the CPU pool size is set by SEQSHIM_THREADS; 0 = all cores.
     pub cpu_threads: i32,

@@ -19,6 +19,7 @@ pub mod build;
 pub mod bundle;
 pub mod consensus;
 pub mod fuse;
+pub mod gpu;
 pub mod graph;
 pub mod matrix;
 pub mod msa;
@@ -255,17 +256,51 @@ impl WindowJob {
         Bucket::of(used, longest)
     }
 
-    /// The window on the CPU, exactly as the per-window C ABI path computes it.
-    pub fn compute(&self) -> WindowResult {
+    /// The options `align_window` runs this window with.
+    pub fn window_options(&self) -> WindowOptions {
         let c = &*self.config;
-        let refs: Vec<&[u8]> = self.reads.iter().map(|r| r.as_slice()).collect();
-        let opt = WindowOptions {
+        WindowOptions {
             global: c.global,
             case: CaseSwitch::Keep,
             max_seqs: c.max_seqs,
             heaviest_bundle: (c.consensus == ConsensusRule::HeaviestBundle).then_some(0.9),
             gap: b'-',
-        };
+        }
+    }
+
+    /// Whether every read is the same non-empty byte string (BMEAN then
+    /// returns the first read as the consensus).
+    fn identical_reads(&self) -> bool {
+        let r = &self.reads;
+        !r.is_empty() && !r[0].is_empty() && r.iter().all(|x| *x == r[0])
+    }
+
+    /// Whether the window's result needs no alignment at all: identical
+    /// reads under the column-majority rule without MSAs.
+    pub fn needs_no_alignment(&self) -> bool {
+        self.config.consensus == ConsensusRule::ColumnMajority
+            && !self.config.want_msa
+            && self.identical_reads()
+    }
+
+    /// The window on the CPU, exactly as the per-window C ABI path computes it.
+    pub fn compute(&self) -> WindowResult {
+        if self.needs_no_alignment() {
+            // Aligning first would only cost time (and could hit the graph
+            // bound).
+            return self.finish(None);
+        }
+        let refs: Vec<&[u8]> = self.reads.iter().map(|r| r.as_slice()).collect();
+        let w = align_window(&refs, &self.config.matrix, &self.window_options());
+        self.finish(w)
+    }
+
+    /// The window's result from its aligned window (`None`: no read was
+    /// used, or the alignment was skipped by [`Self::needs_no_alignment`]).
+    /// Shared by the CPU path and the device runner, which builds the
+    /// window's MSA on a GPU.
+    pub fn finish(&self, w: Option<WindowMsa>) -> WindowResult {
+        let c = &*self.config;
         let none = |status| WindowResult {
             status,
             consensus: Vec::new(),
@@ -273,22 +308,20 @@ impl WindowJob {
             nrows: 0,
             ncols: 0,
         };
-        let trivial = !refs.is_empty() && !refs[0].is_empty() && refs.iter().all(|r| *r == refs[0]);
+        let trivial = self.identical_reads();
         // BMEAN returns a window of identical reads unchanged.
         let unchanged = trivial && c.consensus == ConsensusRule::ColumnMajority;
         let as_is = || WindowResult {
             status: WindowStatus::Ok,
-            consensus: refs[0].to_vec(),
+            consensus: self.reads[0].to_vec(),
             msa: Vec::new(),
             nrows: 0,
             ncols: 0,
         };
         if unchanged && !c.want_msa {
-            // Aligning first would only cost time (and could hit the graph
-            // bound).
             return as_is();
         }
-        let Some(w) = align_window(&refs, &c.matrix, &opt) else {
+        let Some(w) = w else {
             // Reads POA sees as empty (whitespace only) can still be
             // identical bytes, which BMEAN returns whatever `want_msa` says.
             return if unchanged {
@@ -302,7 +335,7 @@ impl WindowJob {
         }
         let nrows = w.read_index.len();
         let consensus = match c.consensus {
-            ConsensusRule::ColumnMajority if trivial => refs[0].to_vec(),
+            ConsensusRule::ColumnMajority if trivial => self.reads[0].to_vec(),
             ConsensusRule::ColumnMajority => column_majority(&w.msa.rows[..nrows]),
             ConsensusRule::HeaviestBundle => {
                 let Some(k) = w.names.iter().position(|n| n == "CONSENS0") else {
@@ -339,8 +372,12 @@ impl crate::engine::scheduler::Job for WindowJob {
         self.compute()
     }
 
+    /// Whether the POA kernel takes the window (`gpu::kernel_takes`):
+    /// column majority, at most 32 reads of at most 1,023 bases, the
+    /// matrix and gap states within the kernel's tables; a window that
+    /// needs no alignment stays on the CPU.
     fn gpu_eligible(&self) -> bool {
-        self.bucket() != Bucket::Cpu
+        gpu::kernel_takes(self)
     }
 
     fn cost(&self) -> u64 {
@@ -350,22 +387,24 @@ impl crate::engine::scheduler::Job for WindowJob {
     }
 }
 
-/// POA as a family of the engine. No device runner yet: every window runs
-/// on the CPU pool.
+/// POA as a family of the engine: windows the kernel takes run on every
+/// GPU in use (`gpu::WindowRunner`, one block per window), the others on
+/// the CPU pool at the same time; a window a device could not finish is
+/// rerun on the CPU.
 pub struct Poa;
 
 impl crate::engine::family::Family for Poa {
     const NAME: &'static str = "POA";
-    const KERNEL: &'static str = "";
+    const KERNEL: &'static str = "poa";
     type Job = WindowJob;
 
     fn runners(
-        _gpu: &std::sync::Arc<crate::engine::device::Gpu>,
+        gpu: &std::sync::Arc<crate::engine::device::Gpu>,
     ) -> Result<
         Vec<Box<dyn crate::engine::scheduler::BatchRunner<WindowJob>>>,
         crate::engine::device::DeviceError,
     > {
-        Ok(Vec::new())
+        Ok(vec![Box::new(gpu::WindowRunner::new(gpu.clone())?)])
     }
 }
 

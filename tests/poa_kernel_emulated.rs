@@ -1,0 +1,214 @@
+//! `kernels/poa.cu` compiled for the host (`ffi-tests/poa/kernel_emulation.cpp`:
+//! a block's threads are std::threads, `__syncthreads` a barrier) and driven
+//! through the library's own launch layout (`poa::gpu::run_on_host`) must
+//! give every window exactly the CPU path's result: consensus, MSA rows,
+//! status. This checks the kernel's logic where there is no GPU;
+//! `tests/poa_gpu.rs` checks it on one.
+//!
+//! `POA_EMULATED_WINDOWS` sets the number of random windows (default 240),
+//! `POA_EMULATED_SEED` their seed.
+
+mod poa_windows;
+mod support;
+
+use std::sync::Arc;
+
+use poa_windows::{Rng, noisy_copy, window};
+use seqshim::poa::batch::DnaOptions;
+use seqshim::poa::gpu::{HostLaunch, kernel_takes, run_on_host};
+use seqshim::poa::{BatchConfig, ConsensusRule, WindowJob, WindowResult};
+use support::{compile_c, repo, work_dir};
+
+fn emulator() -> std::path::PathBuf {
+    let kernels = format!("-I{}", repo().join("kernels").display());
+    compile_c(
+        "poa_kernel_emulation",
+        &[repo().join("ffi-tests/poa/kernel_emulation.cpp")],
+        &[
+            "-x",
+            "c++",
+            "-std=c++20",
+            "-O1",
+            "-Wall",
+            "-Wextra",
+            "-Werror",
+            "-Wno-unknown-pragmas",
+            &kernels,
+        ],
+        &["-lstdc++", "-lpthread"],
+    )
+}
+
+fn config(o: DnaOptions) -> Arc<BatchConfig> {
+    Arc::new(BatchConfig::dna(&o).expect("valid options"))
+}
+
+fn consent(want_msa: bool) -> DnaOptions {
+    DnaOptions {
+        match_score: 5,
+        mismatch: -10,
+        gap_open: -5,
+        gap_extend: -5,
+        gap_truncation: 16,
+        global: true,
+        consensus: ConsensusRule::ColumnMajority,
+        max_seqs: 150,
+        want_msa,
+    }
+}
+
+/// Edge windows: one read, identical reads, empty reads, N, lower case,
+/// whitespace, homopolymers, unrelated reads (some outgrow the node
+/// budget), a read cap below the read count.
+fn edge_windows(rng: &mut Rng) -> Vec<Vec<Vec<u8>>> {
+    let mut v: Vec<Vec<Vec<u8>>> = vec![
+        vec![b"ACGTTGCA".to_vec()],
+        vec![b"ACGTACGTAAGGTTCCAGT".to_vec(); 3],
+        vec![
+            Vec::new(),
+            b"ACGTAC".to_vec(),
+            Vec::new(),
+            b"ACTTAC".to_vec(),
+        ],
+        vec![b"ACNNGT".to_vec(), b"ACGNGT".to_vec(), b"NNNN".to_vec()],
+        vec![
+            b"acgtAC GT\n".to_vec(),
+            b"ACGTACGT".to_vec(),
+            b"AxGTAC?T".to_vec(),
+        ],
+        vec![
+            b"AAAAAAAAAAAA".to_vec(),
+            b"AAAAAAAAA".to_vec(),
+            b"AAAAAAAAAAAAAAA".to_vec(),
+        ],
+        vec![b"A".to_vec(), b"C".to_vec()],
+        vec![b"A".to_vec(), b"A".to_vec(), b"AC".to_vec()],
+    ];
+    for (k, len) in [(2usize, 40usize), (5, 40), (8, 40), (16, 20), (30, 12)] {
+        v.push(
+            (0..k)
+                .map(|_| (0..len).map(|_| rng.base()).collect())
+                .collect(),
+        );
+    }
+    v
+}
+
+#[test]
+fn poa_kernel_emulated_on_the_host_equals_the_cpu_path() {
+    let exe = emulator();
+    let total: usize = std::env::var("POA_EMULATED_WINDOWS")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(240);
+    let seed: u64 = std::env::var("POA_EMULATED_SEED")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(20240611);
+    let configs = [
+        config(consent(false)),
+        config(consent(true)),
+        config(DnaOptions {
+            global: false,
+            ..consent(true)
+        }),
+        config(DnaOptions {
+            match_score: 2,
+            mismatch: -3,
+            gap_open: -4,
+            gap_extend: -1,
+            gap_truncation: 6,
+            ..consent(true)
+        }),
+        config(DnaOptions {
+            max_seqs: 3,
+            ..consent(true)
+        }),
+    ];
+    let mut rng = Rng(seed);
+    let mut windows = edge_windows(&mut rng);
+    while windows.len() < total {
+        let w = match rng.range(0, 3) {
+            0 => window(&mut rng, (2, 8), (8, 31)),
+            1 => window(&mut rng, (2, 8), (32, 63)),
+            2 => window(&mut rng, (9, 16), (16, 40)),
+            _ => {
+                // A read with a long insertion: a wide graph.
+                let mut w = window(&mut rng, (3, 6), (20, 40));
+                let extra: Vec<u8> = (0..15).map(|_| rng.base()).collect();
+                w[1].splice(5..5, extra);
+                w.push(noisy_copy(&mut rng, &w[0].clone()));
+                w
+            }
+        };
+        windows.push(w);
+    }
+    let jobs: Vec<WindowJob> = windows
+        .iter()
+        .enumerate()
+        .map(|(k, w)| WindowJob {
+            reads: w.clone(),
+            config: configs[k % configs.len()].clone(),
+        })
+        .collect();
+    let image = work_dir().join("poa_emulation_image.bin");
+    let mut launches = 0;
+    let got: Vec<Option<WindowResult>> = run_on_host(&jobs, 64 << 20, &mut |l: HostLaunch| {
+        std::fs::write(&image, &*l.image).expect("write image");
+        let out = std::process::Command::new(&exe)
+            .arg(&image)
+            .arg(l.descs_at.to_string())
+            .arg(l.windows.to_string())
+            .arg(l.block.to_string())
+            .output()
+            .expect("run the emulator");
+        assert!(
+            out.status.success(),
+            "emulator failed: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let back = std::fs::read(&image).expect("read image");
+        l.image.copy_from_slice(&back);
+        launches += 1;
+    });
+    let (mut taken, mut compared, mut differ, mut overflow) = (0, 0, 0, 0);
+    for (k, (job, got)) in jobs.iter().zip(&got).enumerate() {
+        if !kernel_takes(job) {
+            assert!(got.is_none(), "window {k} is not the kernel's");
+            continue;
+        }
+        taken += 1;
+        let Some(got) = got else {
+            overflow += 1;
+            continue;
+        };
+        compared += 1;
+        let want = job.compute();
+        if *got != want {
+            differ += 1;
+            if differ <= 5 {
+                eprintln!(
+                    "MISMATCH window {k} ({} reads): kernel {:?} / CPU {:?}\n  kernel msa {}\n  CPU    msa {}",
+                    job.reads.len(),
+                    got.status,
+                    want.status,
+                    String::from_utf8_lossy(&got.msa),
+                    String::from_utf8_lossy(&want.msa)
+                );
+            }
+        }
+    }
+    eprintln!(
+        "emulated poa kernel: {} windows, {taken} taken by the kernel in {launches} launches, {compared} compared, {differ} differ, {overflow} over the node budget",
+        jobs.len()
+    );
+    assert_eq!(differ, 0);
+    assert!(
+        compared > taken * 9 / 10,
+        "most windows must fit the budget"
+    );
+    assert!(
+        overflow > 0,
+        "the unrelated-read windows must outgrow the budget"
+    );
+}
