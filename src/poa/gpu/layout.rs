@@ -65,13 +65,13 @@ device::device_struct! {
 /// `POA_DONE` in the kernel: the final graph is complete.
 const DONE: i32 = 1;
 /// Most reads of a window (`POA_MAX_READS`: a node's reads are a 32-bit mask).
-pub const MAX_READS: usize = 32;
+pub(crate) const MAX_READS: usize = 32;
 /// Longest read (`POA_MAX_THREADS` - 1: one thread per read position).
-pub const MAX_LEN: usize = 1023;
+pub(crate) const MAX_LEN: usize = 1023;
 /// Most symbols of the score matrix (`POA_MAX_SYMBOLS`).
-pub const MAX_SYMBOLS: usize = 32;
+pub(crate) const MAX_SYMBOLS: usize = 32;
 /// Most gap-length states (`POA_MAX_GAP`).
-pub const MAX_GAP: i32 = 64;
+pub(crate) const MAX_GAP: i32 = 64;
 const GAP_WORDS: usize = 68;
 /// Words of one params table entry (`POA_PARAMS_WORDS`).
 const PARAMS_WORDS: usize = 4 + 3 * GAP_WORDS + MAX_SYMBOLS * MAX_SYMBOLS;

@@ -20,7 +20,7 @@ use super::{ConsensusRule, WindowJob, WindowResult};
 use crate::engine::device::{self, Arena, Arg, DeviceError, Gpu, Kernel};
 use crate::engine::scheduler::BatchRunner;
 use layout::{Layout, Prepared};
-pub use layout::{MAX_LEN, MAX_READS};
+pub(crate) use layout::{MAX_LEN, MAX_READS};
 
 /// The kernel file, `kernels/poa.cu`.
 const KERNEL: &str = <super::Poa as crate::engine::family::Family>::KERNEL;
