@@ -531,3 +531,75 @@ extern "C" __global__ void seqshim_ec_default_fix(u8* reads, const u32* offsets,
     verdicts[4 * r + 2] = trim_start;
     verdicts[4 * r + 3] = trim_end;
 }
+
+// ---------------------------------------------------------------- counting
+// Default mode's spectrum on the device: every window of every read without
+// a non-ACGT base (either case) adds one to its canonical code's count in an
+// open-addressing table (keys, counts); then the codes counted at least
+// min_mult times are listed. The set is the CPU's (kmer_counts.rs): counts
+// are integers, so the order of the additions does not matter.
+
+// Empties the table: keys to EC_EMPTY_SLOT, counts to 0.
+extern "C" __global__ void seqshim_ec_table_clear(u64* keys, u32* counts, u64 slots) {
+    u64 i = (u64)blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= slots) return;
+    keys[i] = EC_EMPTY_SLOT;
+    counts[i] = 0;
+}
+
+__device__ __forceinline__ int ec_count_code(u8 b) {
+    switch (b) {
+        case 'A': case 'a': return 0;
+        case 'C': case 'c': return 1;
+        case 'G': case 'g': return 2;
+        case 'T': case 't': return 3;
+        default: return -1;
+    }
+}
+
+// One thread per read of reads[offsets[i]..offsets[i+1]]. flags[0] is set
+// when a code found no free slot (the table was too small: the caller then
+// counts on the CPU).
+extern "C" __global__ void seqshim_ec_count(const u8* reads, const u32* offsets, u32 n, u64* keys,
+                                            u32* counts, u64 mask, i32 k, u32* flags) {
+    u32 r = blockIdx.x * blockDim.x + threadIdx.x;
+    if (r >= n) return;
+    u64 kmask = k == 32 ? ~0ull : ((1ull << (2 * k)) - 1);
+    u64 fwd = 0, rc = 0;
+    int valid = 0;
+    for (u32 i = offsets[r]; i < offsets[r + 1]; i++) {
+        int c = ec_count_code(reads[i]);
+        if (c < 0) {
+            valid = 0;
+            continue;
+        }
+        fwd = ((fwd << 2) | (u64)c) & kmask;
+        rc = (rc >> 2) | ((u64)(3 - c) << (2 * (k - 1)));
+        if (++valid < k) continue;
+        u64 code = fwd < rc ? fwd : rc;
+        u64 slot = ec_slot_hash(code) & mask;
+        int placed = 0;
+        for (u64 probe = 0; probe <= mask; probe++) {
+            u64 prev = atomicCAS(&keys[slot], EC_EMPTY_SLOT, code);
+            if (prev == EC_EMPTY_SLOT || prev == code) {
+                atomicAdd(&counts[slot], 1u);
+                placed = 1;
+                break;
+            }
+            slot = (slot + 1) & mask;
+        }
+        if (!placed) atomicOr(&flags[0], 1u);
+    }
+}
+
+// Lists the solid codes (count >= min_mult) into out, at most `room`;
+// flags[1] receives how many there are (possibly more than room).
+extern "C" __global__ void seqshim_ec_solid(const u64* keys, const u32* counts, u64 slots,
+                                            u32 min_mult, u64* out, u32 room, u32* flags) {
+    u64 i = (u64)blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= slots) return;
+    if (keys[i] != EC_EMPTY_SLOT && counts[i] >= min_mult) {
+        u32 at = atomicAdd(&flags[1], 1u);
+        if (at < room) out[at] = keys[i];
+    }
+}

@@ -20,7 +20,8 @@ use std::time::Instant;
 use ec_common::{fixtures, gunzip, manifest, num, sha256_hex};
 use gpu_support::Rng;
 use seqshim::ec::{
-    self as ecm, DefaultChunk, DefaultRunner, EcRunner, EcV1, Params, Spectrum, V1Chunk, V1Runner,
+    self as ecm, CountJob, CountRunner, DefaultChunk, DefaultRunner, EcRunner, EcV1, Params,
+    Spectrum, V1Chunk, V1Runner,
 };
 use seqshim::engine::cpu;
 use seqshim::engine::family;
@@ -217,6 +218,46 @@ fn gpu_equals_cpu_on_simulated_reads_and_benchmark() {
                 set.name,
                 n as f64 / gpu_s,
                 n as f64 / cpu_s,
+                cpu_s / gpu_s
+            );
+            assert_eq!(differ, 0);
+        }
+    }
+}
+
+#[test]
+fn gpu_counting_equals_cpu_counting_and_benchmark() {
+    let Some(gpu) = gpu_support::first_gpu() else {
+        return;
+    };
+    let runner = CountRunner::new(gpu).expect("the counting kernels load");
+    for (name, seed, genome_len, n, len) in [
+        ("36 bp", 0xc036u64, 877_438usize, 1_693_848usize, 36usize),
+        ("100 bp", 0xc100, 2_000_000, 1_200_000, 100),
+    ] {
+        let mut rng = Rng(seed);
+        let g = genome(&mut rng, genome_len);
+        let reads = simulate(&mut rng, &g, n, len);
+        let seqs: Vec<&[u8]> = reads.iter().map(|r| r.as_slice()).collect();
+        for (k, min_mult) in [(20usize, 6u32), (32, 3)] {
+            let job = CountJob::new(&seqs, k, min_mult).unwrap();
+            runner.run(&job).unwrap();
+            let t = Instant::now();
+            let got = runner
+                .run(&job)
+                .unwrap()
+                .expect("the spectrum fits the GPU");
+            let gpu_s = t.elapsed().as_secs_f64();
+            let (want, cpu_s) = on_cpu_pool(&job);
+            let got: std::collections::HashSet<u64> = got.into_iter().collect();
+            let want: std::collections::HashSet<u64> = want.unwrap().into_iter().collect();
+            let differ = got.symmetric_difference(&want).count();
+            eprintln!(
+                "ec gpu counting {name} k={k} min_mult={min_mult}: {n} reads, {} solid, {differ} differ; GPU {:.3} s, CPU pool ({} threads) {:.3} s, GPU/CPU = {:.1}",
+                want.len(),
+                gpu_s,
+                cpu::threads(),
+                cpu_s,
                 cpu_s / gpu_s
             );
             assert_eq!(differ, 0);

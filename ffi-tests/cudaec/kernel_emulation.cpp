@@ -6,7 +6,8 @@
 // which running thread 0 first preserves.
 //
 // Usage: kernel_emulation KERNEL IMAGE ARG...
-//   KERNEL: seqshim_ec_v1_fix or seqshim_ec_default_fix
+//   KERNEL: seqshim_ec_v1_fix, seqshim_ec_default_fix, seqshim_ec_table_clear,
+//           seqshim_ec_count or seqshim_ec_solid
 //   IMAGE: the launch image, rewritten in place
 //   ARG: p:OFFSET (a pointer into the image), u:N, i:N or l:N, in order
 #include <cstdint>
@@ -25,6 +26,23 @@ static Dim threadIdx, blockIdx, blockDim{128};
 #define __forceinline__ inline
 #define __shared__ static
 static void __syncthreads() {}
+// One thread at a time: the atomics are plain read-modify-writes.
+static unsigned long long atomicCAS(unsigned long long* p, unsigned long long expected,
+                                    unsigned long long desired) {
+    unsigned long long old = *p;
+    if (old == expected) *p = desired;
+    return old;
+}
+static unsigned atomicAdd(unsigned* p, unsigned v) {
+    unsigned old = *p;
+    *p = old + v;
+    return old;
+}
+static unsigned atomicOr(unsigned* p, unsigned v) {
+    unsigned old = *p;
+    *p = old | v;
+    return old;
+}
 
 #include "ec.cu"
 
@@ -56,10 +74,13 @@ int main(int argc, char** argv) {
     }
     fclose(f);
     for (int i = 3; i < argc; i++) args.push_back(argv[i]);
-    uint32_t threads = kernel == "seqshim_ec_v1_fix" ? u(3) : u(4);
-    unsigned blocks = (threads + blockDim.x - 1) / blockDim.x;
-    for (unsigned b = 0; b < blocks; b++) {
-        blockIdx.x = b;
+    uint64_t threads = kernel == "seqshim_ec_v1_fix"        ? u(3)
+                       : kernel == "seqshim_ec_default_fix" ? u(4)
+                       : kernel == "seqshim_ec_count"       ? u(2)
+                                                            : l(2);
+    uint64_t blocks = (threads + blockDim.x - 1) / blockDim.x;
+    for (uint64_t b = 0; b < blocks; b++) {
+        blockIdx.x = (unsigned)b;
         for (unsigned t = 0; t < blockDim.x; t++) {
             threadIdx.x = t;
             if (kernel == "seqshim_ec_v1_fix") {
@@ -69,6 +90,14 @@ int main(int argc, char** argv) {
                 seqshim_ec_default_fix((u8*)ptr(0), (const u32*)ptr(1), (const u64*)ptr(2),
                                        (u32*)ptr(3), u(4), l(5), s(6), s(7), s(8), s(9), s(10),
                                        u(11));
+            } else if (kernel == "seqshim_ec_table_clear") {
+                seqshim_ec_table_clear((u64*)ptr(0), (u32*)ptr(1), l(2));
+            } else if (kernel == "seqshim_ec_count") {
+                seqshim_ec_count((const u8*)ptr(0), (const u32*)ptr(1), u(2), (u64*)ptr(3),
+                                 (u32*)ptr(4), l(5), s(6), (u32*)ptr(7));
+            } else if (kernel == "seqshim_ec_solid") {
+                seqshim_ec_solid((const u64*)ptr(0), (const u32*)ptr(1), l(2), u(3), (u64*)ptr(4),
+                                 u(5), (u32*)ptr(6));
             } else {
                 fprintf(stderr, "unknown kernel %s\n", kernel.c_str());
                 return 2;

@@ -6,6 +6,7 @@
 # end to end on spec §7's two set sizes, on the GPU and on its CPU path
 # (outputs compared byte for byte), and Lighter when the bundle has it.
 #   EC_BENCH_SETS   sets to run (default "srr6331like L100_60x"; "" skips)
+#   EC_BENCH_MODES  seqshim-ec runs per set (default "v1 def def2")
 if gpu_test ec; then
     ec_bin="$gpu_bin"
     ec() {
@@ -18,11 +19,15 @@ if gpu_test ec; then
     check "ec: GPU == CPU on simulated reads, both modes" \
         "ec gpu default 100 bp search 2: [0-9]+ reads, 0 differ" \
         ec gpu_equals_cpu_on_simulated_reads_and_benchmark
+    check "ec: default mode's counting on the GPU == CPU" \
+        "ec gpu counting 100 bp k=32 min_mult=3: [0-9]+ reads, [0-9]+ solid, 0 differ" \
+        ec gpu_counting_equals_cpu_counting_and_benchmark
     check "ec: a failing device batch reruns on the CPU" \
         "ec gpu rescue: .* [1-9][0-9]* rescued on the CPU, 0 differ" \
         ec a_failing_device_batch_reruns_on_the_cpu
     for name in "ec: exact-v1 on the GPU == upstream on every fixture configuration" \
         "ec: GPU == CPU on simulated reads, both modes" \
+        "ec: default mode's counting on the GPU == CPU" \
         "ec: a failing device batch reruns on the CPU"; do
         grep -hoE "ec gpu .*" "$(log_of "$name")" 2>/dev/null | sed "s/^/      /"
     done
@@ -46,7 +51,7 @@ if gpu_test ec; then
         len=$(sed -n 2p "$d/$set/reads.fa" | tr -d '\n' | wc -c)
         reads=$(grep -c '>' "$d/$set/reads.fa")
         echo "== ec benchmark: $set, $reads reads of $len bp, $threads threads =="
-        for mode in v1 def def2; do
+        for mode in ${EC_BENCH_MODES-v1 def def2}; do
             case $mode in
                 v1) args=(-f "$d/$set/reads.fa" -t 20 -r "$len" --threads "$threads") ; ext=fa ;;
                 def) args=(correct "$d/$set/reads.fq" -t "$threads" -k 20) ; ext=fq ;;
@@ -56,7 +61,7 @@ if gpu_test ec; then
             out_gpu=(-o "$d/$set/$mode.gpu.$ext" -d "$d/$set/$mode.gpu.discard.$ext")
             ec_run "$mode CPU path" env SEQSHIM_BACKEND=cpu "$ec_cli" "${args[@]}" "${out_cpu[@]}"; cpu_s=$ec_wall
             ec_run "$mode GPU" env SEQSHIM_LOG=info SEQSHIM_CACHE_DIR="$cache/k" "$ec_cli" "${args[@]}" "${out_gpu[@]}"; gpu_s=$ec_wall
-            grep -hE "EC .*(chunks|starting|device)" "$cache/ec-run.log" | head -3 | sed 's/^/        /'
+            grep -hE "EC .*(chunks|starting|device|counted)|seqshim-ec: " "$cache/ec-run.log" | head -12 | sed 's/^/        /'
             check "ec: $set $mode: GPU output == CPU output" "^same$" \
                 bash -c "cmp -s '$d/$set/$mode.cpu.$ext' '$d/$set/$mode.gpu.$ext' && cmp -s '$d/$set/$mode.cpu.discard.$ext' '$d/$set/$mode.gpu.discard.$ext' && echo same"
             echo "      ec bench $set $mode: CPU path $cpu_s s, GPU $gpu_s s, CPU/GPU = $(awk "BEGIN{printf \"%.2f\", $cpu_s / $gpu_s}")"

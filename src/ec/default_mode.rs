@@ -51,8 +51,12 @@ pub(crate) fn correct_reads_cpu(
     slots.into_iter().map(|(_, o)| o).collect()
 }
 
-/// Builds the solid set from all reads of a file or batch.
+/// Builds the solid set from all reads of a file or batch: on a GPU for a
+/// large call once one is up, else on the CPU pool (the same set).
 pub fn count_solid(reads: &[&[u8]], params: &Params) -> SolidKmers {
+    if let Some(solid) = super::family::count_solid_on_gpu(reads, params) {
+        return solid;
+    }
     let mut counter = KmerCounter::new(params.k);
     counter.add(reads);
     counter.into_solid(params.min_mult)
@@ -66,6 +70,9 @@ pub fn correct_file_default(
     params: &Params,
     progress: &mut dyn FnMut(&str),
 ) -> Result<Stats, EcError> {
+    // A file of a few megabytes or more: start the GPUs while it is read.
+    let size = std::fs::metadata(in_path).map_or(0, |m| m.len() as usize);
+    super::family::prepare_devices(size / 64);
     let data = read_input(in_path)?;
     let (format, mut records) = seqio::parse(in_path, &data)?;
     drop(data);

@@ -26,9 +26,9 @@ use super::bloom_v1::BloomTableV1;
 use super::correct_default::{self, ReadOutcome, Verdict};
 use super::default_mode::ReadView;
 use super::error::EcError;
-use super::gpu::{DefaultRunner, EcRunner, GPU_MAX_LEN, ProbeTable, V1Runner};
+use super::gpu::{CountRunner, DefaultRunner, EcRunner, GPU_MAX_LEN, ProbeTable, V1Runner};
 use super::kernel_v1::{self, KernelConfig};
-use super::kmer_counts::SolidKmers;
+use super::kmer_counts::{KmerCounter, SolidKmers};
 use super::parallel::for_each_chunk_mut;
 use super::params::Params;
 
@@ -286,6 +286,124 @@ pub fn routing() -> (u64, u64, Vec<String>) {
 
 /// A chunk given to the devices, or given back when none was left.
 type Handed<J> = Result<Queued<J>, J>;
+
+/// Default mode's counting of a whole call's reads (one job: every k-mer
+/// goes into one table): the reads, packed, and what the count needs.
+pub struct CountJob {
+    pub(crate) reads: Vec<u8>,
+    pub(crate) offsets: Vec<u32>,
+    pub(crate) k: usize,
+    pub(crate) min_mult: u32,
+    /// Windows of k bases in the reads (sizes the table).
+    pub(crate) windows: u64,
+}
+
+impl CountJob {
+    /// A job counting `reads` (any bytes; windows with a non-ACGT base are
+    /// skipped) for k-mers of `k` seen at least `min_mult` times.
+    pub fn new(reads: &[&[u8]], k: usize, min_mult: u32) -> Result<CountJob, EcError> {
+        if !(1..=super::DEFAULT_MAX_K).contains(&k) || min_mult == 0 {
+            return Err(EcError::InvalidParam(format!(
+                "k = {k}, min_mult = {min_mult}"
+            )));
+        }
+        let mut packed = Vec::new();
+        let mut offsets = vec![0u32];
+        for r in reads {
+            packed.extend_from_slice(r);
+            offsets.push(u32::try_from(packed.len()).map_err(|_| {
+                EcError::InvalidParam("more than 4 GiB of reads in one count".into())
+            })?);
+        }
+        let windows = reads
+            .iter()
+            .map(|r| (r.len() + 1).saturating_sub(k) as u64)
+            .sum();
+        Ok(CountJob {
+            reads: packed,
+            offsets,
+            k,
+            min_mult,
+            windows,
+        })
+    }
+}
+
+impl Job for CountJob {
+    /// The solid canonical codes, or `None` where a GPU could not hold
+    /// them (never from the CPU).
+    type Output = Option<Vec<u64>>;
+
+    fn run_cpu(&self) -> Option<Vec<u64>> {
+        let reads: Vec<&[u8]> = self
+            .offsets
+            .windows(2)
+            .map(|w| &self.reads[w[0] as usize..w[1] as usize])
+            .collect();
+        let mut counter = KmerCounter::new(self.k);
+        counter.add(&reads);
+        Some(counter.into_solid(self.min_mult).codes().collect())
+    }
+
+    /// Read bytes.
+    fn cost(&self) -> u64 {
+        self.reads.len() as u64
+    }
+}
+
+/// Default mode's k-mer counting as a family of the engine.
+pub struct EcCount;
+
+impl Family for EcCount {
+    const NAME: &'static str = "EC counting";
+    const KERNEL: &'static str = "ec";
+    type Job = CountJob;
+
+    fn runners(gpu: &Arc<Gpu>) -> Result<Vec<Box<dyn BatchRunner<CountJob>>>, DeviceError> {
+        Ok(vec![Box::new(CountRunner::new(gpu.clone())?)])
+    }
+}
+
+/// Starts the default-mode families' devices in the background (once) for
+/// a run about to read a file of `reads` reads or more: they come up while
+/// the file is read, so counting and correction find them ready.
+pub(crate) fn prepare_devices(reads_hint: usize) {
+    let strict = crate::engine::config::get().strict;
+    if family::devices_possible() && (reads_hint >= BULK_MIN_READS || strict) {
+        let _ = family::bulk::<EcCount>(0);
+        let _ = family::bulk::<EcDefault>(0);
+    }
+}
+
+/// Default mode's spectrum counted on a GPU, for a bulk call whose devices
+/// are up; `None` means count on the CPU (no GPU up, a small call, or a
+/// spectrum the GPU cannot hold). The set is the CPU's.
+pub(crate) fn count_solid_on_gpu(reads: &[&[u8]], params: &Params) -> Option<SolidKmers> {
+    let strict = crate::engine::config::get().strict;
+    if !family::devices_possible() || (reads.len() < BULK_MIN_READS && !strict) {
+        return None;
+    }
+    let k = params.k;
+    let windows: u64 = reads
+        .iter()
+        .map(|r| (r.len() + 1).saturating_sub(k) as u64)
+        .sum();
+    let bytes: usize = reads.iter().map(|r| r.len()).sum();
+    // Counts are 32-bit on the device and must not wrap; offsets too.
+    if windows >= u64::from(u32::MAX) || bytes >= u32::MAX as usize {
+        return None;
+    }
+    let scheduler = family::bulk::<EcCount>(bytes as u64)?;
+    let job = CountJob::new(reads, params.k, params.min_mult).ok()?;
+    let handed = scheduler.queue_many(vec![job]).pop()?.ok()?;
+    let codes = handed.wait().ok()??;
+    crate::log_info!(
+        "EC counting: {} reads counted on a GPU, {} solid k-mers",
+        reads.len(),
+        codes.len()
+    );
+    Some(SolidKmers::from_codes(codes))
+}
 
 /// Works through `0..reads` in chunks: on the CPU pool (`run_here`) while
 /// the family's devices are not up, then on the devices (`make_job`, and

@@ -165,6 +165,19 @@ pub struct SolidKmers {
 }
 
 impl SolidKmers {
+    /// The set of these distinct codes (a GPU's count).
+    pub fn from_codes(codes: Vec<u64>) -> SolidKmers {
+        SolidKmers {
+            codes: codes.into_iter().collect(),
+            probe_table: std::sync::OnceLock::new(),
+        }
+    }
+
+    /// The solid codes, in no particular order.
+    pub fn codes(&self) -> impl Iterator<Item = u64> + '_ {
+        self.codes.iter().copied()
+    }
+
     /// The solid codes as the GPU's open-addressing table, built once.
     pub fn probe_table(&self) -> std::sync::Arc<super::gpu::ProbeTable> {
         self.probe_table

@@ -32,10 +32,11 @@ use std::path::Path;
 pub use bloom_v1::BloomTableV1;
 pub use error::EcError;
 pub use family::{
-    BULK_MIN_READS, DefaultChunk, DefaultChunkOut, EcDefault, EcV1, V1Chunk, V1ChunkOut, routing,
+    BULK_MIN_READS, CountJob, DefaultChunk, DefaultChunkOut, EcCount, EcDefault, EcV1, V1Chunk,
+    V1ChunkOut, routing,
 };
 pub use fasta_v1::V1Read;
-pub use gpu::{DefaultRunner, EcRunner, GPU_MAX_LEN, V1Runner};
+pub use gpu::{CountRunner, DefaultRunner, EcRunner, GPU_MAX_LEN, V1Runner};
 pub use params::{DEFAULT_MAX_K, Mode, Params, V1_WATCHDOG_ROUNDS};
 pub use spectrum::Spectrum;
 pub use v1::V1FileResult;

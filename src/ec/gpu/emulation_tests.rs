@@ -9,6 +9,9 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::sync::{Arc, OnceLock};
 
+use std::collections::HashSet;
+
+use super::count::CountImage;
 use super::layout::{Image, table_bytes};
 use crate::ec::bloom_v1::CountingFilterV1;
 use crate::ec::correct_default::{self, Verdict};
@@ -64,14 +67,18 @@ fn emulate(exe: &Path, image: &Image, spectrum: &[u8]) -> Vec<u8> {
     let mut bytes = vec![0u8; image.end];
     bytes[..spectrum.len()].copy_from_slice(spectrum);
     image.pack_inputs(&mut bytes);
+    emulate_raw(exe, image.kernel.symbol(), bytes, &image.args)
+}
+
+/// Runs `kernel` over the image `bytes` with `args`; returns the bytes after.
+fn emulate_raw(exe: &Path, kernel: &str, bytes: Vec<u8>, args: &[Arg]) -> Vec<u8> {
     let file = exe.with_file_name(format!(
         "image-{:?}-{}",
         std::thread::current().id(),
-        image.end
+        bytes.len()
     ));
     std::fs::write(&file, &bytes).expect("write the image");
-    let args: Vec<String> = image
-        .args
+    let args: Vec<String> = args
         .iter()
         .map(|a| match a {
             Arg::Offset(o) => format!("p:{o}"),
@@ -82,7 +89,7 @@ fn emulate(exe: &Path, image: &Image, spectrum: &[u8]) -> Vec<u8> {
         })
         .collect();
     let out = Command::new(exe)
-        .arg(image.kernel.symbol())
+        .arg(kernel)
         .arg(&file)
         .args(&args)
         .output()
@@ -299,4 +306,75 @@ fn emulated_default_kernel_equals_the_cpu_path() {
     eprintln!("emulated EC default kernel: {compared} reads, {differ} differ");
     assert!(compared > 25_000);
     assert_eq!(differ, 0);
+}
+
+/// Counts `reads` with the emulated counting kernels: (overflowed, codes).
+fn emulated_count(
+    exe: &Path,
+    reads: &[Vec<u8>],
+    k: usize,
+    min_mult: u32,
+    windows: u64,
+) -> (bool, HashSet<u64>) {
+    let mut packed = Vec::new();
+    let mut offsets = vec![0u32];
+    for r in reads {
+        packed.extend_from_slice(r);
+        offsets.push(packed.len() as u32);
+    }
+    let image = CountImage::new(packed.len(), reads.len(), windows);
+    let mut bytes = vec![0u8; image.end];
+    image.pack(&mut bytes[..image.mirrored()], &packed, &offsets);
+    let [clear, count, solid] = image.args(reads.len() as u32, k, min_mult);
+    for (kernel, args) in [
+        ("seqshim_ec_table_clear", clear),
+        ("seqshim_ec_count", count),
+        ("seqshim_ec_solid", solid),
+    ] {
+        bytes = emulate_raw(exe, kernel, bytes, &args);
+    }
+    let (overflow, listed) = image.flags_of(&bytes);
+    if overflow {
+        return (true, HashSet::new());
+    }
+    assert!(
+        listed <= image.room,
+        "{listed} solid codes, room for {}",
+        image.room
+    );
+    (false, image.codes(&bytes, listed).into_iter().collect())
+}
+
+#[test]
+fn emulated_counting_equals_the_cpu_count() {
+    let Some(exe) = emulator() else { return };
+    let mut rng = Rng(0x5eed_ec03);
+    let mut compared = 0;
+    for (len, k, min_mult, genome, n) in [
+        (36usize, 20usize, 6u32, 3000usize, 4000usize),
+        (100, 32, 3, 5000, 1500),
+        (60, 11, 2, 800, 800),
+        (50, 5, 1, 400, 300),
+    ] {
+        let reads = simulated_reads(&mut rng, genome, n, len);
+        let seqs: Vec<&[u8]> = reads.iter().map(|r| r.as_slice()).collect();
+        let mut counter = KmerCounter::new(k);
+        counter.add(&seqs);
+        let want: HashSet<u64> = counter.into_solid(min_mult).codes().collect();
+        let windows = reads
+            .iter()
+            .map(|r| (r.len() + 1).saturating_sub(k) as u64)
+            .sum();
+        let (overflow, got) = emulated_count(exe, &reads, k, min_mult, windows);
+        assert!(!overflow);
+        assert_eq!(got, want, "k = {k}, min_mult = {min_mult}");
+        compared += want.len();
+    }
+    eprintln!("emulated EC counting: {compared} solid k-mers, 0 differ");
+    // A table too small for the k-mers reports it instead of losing counts.
+    let random: Vec<Vec<u8>> = (0..3000)
+        .map(|_| (0..60).map(|_| b"ACGT"[rng.below(4) as usize]).collect())
+        .collect();
+    let (overflow, _) = emulated_count(exe, &random, 32, 1, 1);
+    assert!(overflow, "87,000 distinct k-mers cannot fit 65,536 slots");
 }

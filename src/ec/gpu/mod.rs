@@ -5,6 +5,7 @@
 //! table) sits at the start of the runner's arena and is uploaded only when
 //! a job brings another one, so the chunks of one call upload it once.
 
+mod count;
 #[cfg(test)]
 mod emulation_tests;
 mod layout;
@@ -15,7 +16,7 @@ use std::sync::Arc;
 pub use layout::GPU_MAX_LEN;
 pub use table::ProbeTable;
 
-use super::family::{DefaultChunk, DefaultChunkOut, V1Chunk, V1ChunkOut};
+use super::family::{CountJob, DefaultChunk, DefaultChunkOut, V1Chunk, V1ChunkOut};
 use crate::engine::device::{self, Arena, DeviceError, Gpu, Kernel};
 use crate::engine::scheduler::BatchRunner;
 use layout::{Image, KernelName, table_bytes, u32_of};
@@ -203,6 +204,55 @@ impl BatchRunner<DefaultChunk> for DefaultRunner {
         self.0.injected_failure()?;
         jobs.iter()
             .map(|job| self.0.run_default(job).map(Some).map_err(|e| e.to_string()))
+            .collect()
+    }
+}
+
+/// The counting family's runner: one GPU's counting kernels.
+pub struct CountRunner {
+    gpu: Arc<Gpu>,
+    counter: count::Counter,
+}
+
+impl CountRunner {
+    pub fn new(gpu: Arc<Gpu>) -> Result<Self, DeviceError> {
+        let source = device::kernel_source(<super::EcV1 as crate::engine::family::Family>::KERNEL)?;
+        let counter = count::Counter {
+            clear: gpu.kernel(source, "seqshim_ec_table_clear")?,
+            count: gpu.kernel(source, "seqshim_ec_count")?,
+            solid: gpu.kernel(source, "seqshim_ec_solid")?,
+        };
+        Ok(CountRunner { gpu, counter })
+    }
+
+    /// The solid codes of the job's reads, or `None` when they do not fit
+    /// this GPU (the CPU counts them).
+    pub fn run(&self, job: &CountJob) -> Result<Option<Vec<u64>>, DeviceError> {
+        self.counter.run(
+            &self.gpu,
+            &job.reads,
+            &job.offsets,
+            job.k,
+            job.min_mult,
+            job.windows,
+        )
+    }
+}
+
+impl BatchRunner<CountJob> for CountRunner {
+    fn label(&self) -> String {
+        crate::engine::family::gpu_label(&self.gpu)
+    }
+    fn capacity(&self) -> usize {
+        4
+    }
+    /// One counting job at a time: each takes its whole table.
+    fn max_batch_cost(&self) -> u64 {
+        1
+    }
+    fn run_batch(&mut self, jobs: &[CountJob]) -> Result<Vec<Option<Option<Vec<u64>>>>, String> {
+        jobs.iter()
+            .map(|job| self.run(job).map(Some).map_err(|e| e.to_string()))
             .collect()
     }
 }
