@@ -1,5 +1,6 @@
 //! CUDA-EC on a real GPU. exact-v1 on every golden fixture configuration
-//! (the GPU's records, fixed and discard files must be upstream's bytes),
+//! (the GPU's records, fixed and discard files, and `run_test`'s records,
+//! must be upstream's bytes),
 //! the GPU runner against the CPU path on simulated reads in both modes, a
 //! failing device whose chunks rerun on the CPU, and the kernels alone
 //! against the CPU pool. The end-to-end benchmark (`seqshim-ec` on the GPU,
@@ -21,7 +22,7 @@ use ec_common::{fixtures, gunzip, manifest, num, sha256_hex};
 use gpu_support::Rng;
 use seqshim::ec::{
     self as ecm, CountJob, CountRunner, DefaultChunk, DefaultRunner, EcRunner, EcV1, Params,
-    Spectrum, V1Chunk, V1Runner,
+    Spectrum, V1Chunk, V1Param, V1Runner,
 };
 use seqshim::engine::cpu;
 use seqshim::engine::family;
@@ -86,8 +87,24 @@ fn gpu_equals_upstream_on_every_fixture() {
         let r = ecm::process_v1_file(Path::new("reads.fa"), &data, &params).expect("exact-v1 run");
         configs += 1;
         records += r.stats.reads;
+        // v1's runTest (what v1's host program calls) on the packed records.
+        let param = V1Param {
+            do_trim: 1,
+            max_mods: 999,
+            min_votes: 2,
+            max_trim: 20,
+            num_tuples: r.stats.solid_kmers as i32,
+            num_search: params.num_search as i16,
+            tuple_size: 20,
+            num_of_reads: r.stats.reads as i32,
+            read_len: params.read_len as i16,
+            ..V1Param::default()
+        };
+        let mut run_test_records = r.records_in.clone();
+        ecm::run_test(r.bloom.bytes(), &param, &mut run_test_records).expect("run_test");
         for (what, bytes) in [
             ("records_out", &r.records_out),
+            ("records_out", &run_test_records),
             ("fixed_fa", &r.fixed),
             ("discard_fa", &r.discard),
         ] {

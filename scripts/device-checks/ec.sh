@@ -76,3 +76,38 @@ if gpu_test ec; then
         fi
     done
 fi
+
+# CUDA-EC v1's own host program relinked on seqshim (integrations/cudaec/,
+# built there as its README says, with READ_LENGTH 36 and 100, and put in
+# the bundle as bin/CUDA-EC-36 and bin/CUDA-EC-100 by hand): every fixture
+# configuration of its read length, its runTest on the GPU (strict mode, so
+# even the small fixtures launch), outputs compared with the fixtures'.
+manifest="$here/data/cudaec/MANIFEST.tsv"
+for v1_bin in "$here"/bin/CUDA-EC-*; do
+    [ -x "$v1_bin" ] && [ -f "$manifest" ] || continue
+    v1_len="${v1_bin##*-}"
+    v1_dir="$cache/cudaec-v1-$v1_len"
+    mkdir -p "$v1_dir"
+    awk -F'\t' -v len="$v1_len" 'NR == 1 { for (i = 1; i <= NF; i++) col[$i] = i; next }
+        $col["read_len"] == len { print $col["dataset"], $col["config"], $col["num_search"],
+            $col["min_mult"], $col["sha256_fixed_fa"], $col["sha256_discard_fa"] }' "$manifest" |
+    while read -r ds config search mm want_fixed want_discard; do
+        (
+            cd "$v1_dir" || exit 1
+            zcat "$here/data/cudaec/$ds/reads.fa.gz" >"$ds.fa"
+            env SEQSHIM_STRICT=1 SEQSHIM_LOG=info SEQSHIM_CACHE_DIR="$cache/k" "$v1_bin" -f "$ds.fa" -t 20 \
+                -o fixed.fa -d discard.fa -r "$v1_len" -minMult "$mm" -minVotes 2 -maxTrim 20 \
+                -maxMods 999 -search "$search" >"run-$ds-$config.log" 2>&1
+            got_fixed="$(sha256sum fixed.fa | cut -d' ' -f1)"
+            got_discard="$(sha256sum discard.fa | cut -d' ' -f1)"
+            on_gpu="$(grep -c 'chunks to' "run-$ds-$config.log")"
+            echo "$ds $config $([ "$got_fixed" = "$want_fixed" ] && [ "$got_discard" = "$want_discard" ] && echo identical || echo DIFFERENT) gpu_launch_lines=$on_gpu"
+        )
+    done >"$v1_dir/summary.txt"
+    sed 's/^/      cudaec v1 relinked: /' "$v1_dir/summary.txt"
+    check "ec: CUDA-EC v1 relinked (READ_LENGTH $v1_len), runTest on the GPU == fixtures" \
+        "^[1-9][0-9]* identical, 0 different, 0 without a GPU launch$" \
+        awk '{ n[$3]++; if ($4 == "gpu_launch_lines=0") z++ }
+             END { printf "%d identical, %d different, %d without a GPU launch\n", n["identical"], n["DIFFERENT"], z }' \
+        "$v1_dir/summary.txt"
+done
