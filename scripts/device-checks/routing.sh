@@ -82,9 +82,11 @@ gact_cell() {
     local c g on_gpu
     c="$(sed -E 's/.* ([0-9.]+) calls\/s.*/\1/' <<<"$cpu")"
     g="$(sed -E 's/.* ([0-9.]+) calls\/s.*/\1/' <<<"$ours")"
-    on_gpu="$(sed -E 's/.*tiles ([0-9]+) on the GPU, ([0-9]+) on the CPU.*/\1 of \1+\2/' <<<"$ours")"
+    # Tiles queued for the GPU, from the once-a-second reports (none while
+    # the GPU is not started).
+    on_gpu="$(grep -oE '[0-9]+ queued for the GPU' "$cache/gact-routing.err" | awk '{s += $1} END {print s + 0}')"
     awk -v c="$c" -v g="$g" -v m="$mode" -v t="$t" -v n="$calls" -v o="$on_gpu" 'BEGIN {
-        printf "routing grid gact: %-6s %3s threads, %6s calls: cpu path %9.1f, shipped %9.1f calls/s; shipped/cpu %.2f; tiles on the GPU: %s\n",
+        printf "routing grid gact: %-6s %3s threads, %6s calls: cpu path %9.1f, shipped %9.1f calls/s; shipped/cpu %.2f; tiles sent to the GPU: %s\n",
             m, t, n, c, g, g / c, o }'
 }
 
