@@ -19,6 +19,8 @@ cc -O2 -Wall -Wextra -Werror -Iinclude -Iinclude/wfa2lib -o "$out/bin/seqshim-wf
     integrations/demo/wfa_batch_demo.c -L"$out/lib" -l:libseqshim.so.0 -lpthread -Wl,-rpath,'$ORIGIN/../lib'
 cc -O2 -Wall -Wextra -Werror -Iinclude -o "$out/bin/seqshim-gact-demo" integrations/demo/gact_demo.c \
     -L"$out/lib" -l:libseqshim.so.0 -Wl,-rpath,'$ORIGIN/../lib'
+cc -O2 -Wall -Wextra -Werror -Iinclude -o "$out/bin/gact-threads" benches/gact/gact_threads.c \
+    -L"$out/lib" -l:libseqshim.so.0 -lpthread -Wl,-rpath,'$ORIGIN/../lib'
 strip -o "$out/bin/seqshim-ec" target/release/seqshim-ec
 cc -O1 -Wall -Wextra -Werror -Iinclude -DLOAD_LINKED -o "$out/bin/native_api" \
     ffi-tests/native/native_api.c -L"$out/lib" -l:libseqshim.so.0 -Wl,-rpath,'$ORIGIN/../lib'

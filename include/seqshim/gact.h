@@ -11,6 +11,12 @@
  * request exactly the result of the single call. integrations/darwin/ has header-only C++ glue that gives
  * these functions Darwin's own C++ names and types.
  *
+ * The single calls are synchronous: with a GPU in use, a tile (each tile
+ * of an extension) runs there only when seqshim expects its result back
+ * sooner than the calling thread would compute it, so that many threads
+ * calling at once share GPU launches and a lone caller is never slowed
+ * down (README, "Getting the most from the GPU").
+ *
  * Results are bit-identical to Darwin's: tile scores, maximum cells and
  * state sequences; extension start coordinates, lengths, gapped strings and
  * rescored scores.
@@ -27,6 +33,8 @@
  *   SEQSHIM_E_REFUSED  an extension whose first tile emits no state and so
  *                      never advances (Darwin loops forever there)
  *   SEQSHIM_E_PANIC, SEQSHIM_E_INTERNAL   contained internal errors
+ *                      (SEQSHIM_E_INTERNAL also: a GPU failed with
+ *                      SEQSHIM_STRICT=1, where no CPU rerun is allowed)
  * The return type is int32_t, as in the interface Darwin's glue expects.
  *
  * Scoring: sub_mat points to 25 int32_t; a query base q against a

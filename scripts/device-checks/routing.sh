@@ -1,5 +1,6 @@
 # The synchronous path never loses (cost-aware routing); sourced by the
 # bundle's run.sh, which provides `check`, `log_of`, $here and $cache.
+# WFA and ABEA below; GACT at the end.
 # A grid of client threads x job sizes, each cell run three ways in one
 # go: Debian's libwfa2 on 16 threads (the upstream reference), seqshim's
 # CPU path (SEQSHIM_BACKEND=cpu) and seqshim as shipped (GPU present) at
@@ -57,4 +58,52 @@ if gpu_test abea; then
         env SEQSHIM_CACHE_DIR="$cache/k" ROUTING_THREADS="$routing_threads" \
         "$gpu_bin" per_read_routing_grid --exact --nocapture --test-threads=1
     grep -E '^abea routing grid' "$(log_of "routing: ABEA per-read calls, threads grid, identical to f5c")" | sed 's/^/      /'
+fi
+
+# GACT: Darwin-style synchronous calls (seqshim_gact_extend, the C export
+# of Darwin's GACT, and seqshim_gact_align_tile, its AlignWithBT) from T
+# threads, each cell run twice in one go: seqshim's CPU path
+# (SEQSHIM_BACKEND=cpu) and seqshim as shipped (GPU present, each tile
+# routed). Checksums must be identical; the ratio is printed.
+#   GACT_ROUTING_THREADS  thread counts, default "1 16 64"
+
+# gact_cell MODE T CALLS: one grid cell; prints one line of ratios.
+gact_cell() {
+    local mode="$1" t="$2" calls="$3" cpu ours
+    cpu="$(env SEQSHIM_BACKEND=cpu "$here/bin/gact-threads" "$t" "$calls" "$mode")" \
+        || { echo "cpu path run failed"; return 1; }
+    ours="$(env SEQSHIM_LOG=info SEQSHIM_CACHE_DIR="$cache/k" "$here/bin/gact-threads" "$t" "$calls" "$mode" \
+        2>"$cache/gact-routing.err")" || { echo "seqshim run failed:"; tail -n 5 "$cache/gact-routing.err"; return 1; }
+    grep -E 'GACT: (last|starting|[0-9]+ device)' "$cache/gact-routing.err" | tail -n 3 | sed 's/^/    /'
+    echo "    cpu path: $cpu"
+    echo "    shipped:  $ours"
+    [ "${cpu##*checksum }" = "${ours##*checksum }" ] || { echo "checksums differ: $cpu / $ours"; return 1; }
+    grep -q "(0 failed)" <<<"$cpu" || { echo "calls failed: $cpu"; return 1; }
+    local c g on_gpu
+    c="$(sed -E 's/.* ([0-9.]+) calls\/s.*/\1/' <<<"$cpu")"
+    g="$(sed -E 's/.* ([0-9.]+) calls\/s.*/\1/' <<<"$ours")"
+    # Tiles queued for the GPU, from the once-a-second reports (none while
+    # the GPU is not started).
+    on_gpu="$(grep -oE '[0-9]+ queued for the GPU' "$cache/gact-routing.err" | awk '{s += $1} END {print s + 0}')"
+    awk -v c="$c" -v g="$g" -v m="$mode" -v t="$t" -v n="$calls" -v o="$on_gpu" 'BEGIN {
+        printf "routing grid gact: %-6s %3s threads, %6s calls: cpu path %9.1f, shipped %9.1f calls/s; shipped/cpu %.2f; tiles sent to the GPU: %s\n",
+            m, t, n, c, g, g / c, o }'
+}
+
+if [ -x "$here/bin/gact-threads" ]; then
+    # The kernel into the cache first (strict mode starts the GPU at once),
+    # so that no cell pays for NVRTC.
+    env SEQSHIM_STRICT=1 SEQSHIM_CACHE_DIR="$cache/k" "$here/bin/gact-threads" 1 4 tile >/dev/null 2>&1
+    for mode in extend tile; do
+        for t in ${GACT_ROUTING_THREADS:-1 16 64}; do
+            # About two seconds a cell on the CPU path of a 16-core host.
+            case "$mode" in
+                extend) calls=$((t < 16 ? 400 : 6000)) ;;
+                *) calls=$((t < 16 ? 16000 : 250000)) ;;
+            esac
+            name="routing: gact $mode calls, $t threads: identical to the CPU path"
+            check "$name" "routing grid gact: " gact_cell "$mode" "$t" "$calls"
+            grep -E '^(routing grid|    )' "$(log_of "$name")" | sed 's/^/      /'
+        done
+    done
 fi

@@ -52,6 +52,15 @@ pub trait Family: 'static {
     fn options() -> Options {
         Options::default()
     }
+
+    /// How long its synchronous calls must take on their callers' threads
+    /// before they start the devices: about the shortest round trip of one
+    /// of the family's launches, below which routing never sends a call
+    /// there, so that starting the devices could only cost (see
+    /// [`MIN_DEVICE_CALL`], the default).
+    fn min_device_call() -> std::time::Duration {
+        MIN_DEVICE_CALL
+    }
 }
 
 /// The label a runner gives its GPU in logs and reports.
@@ -197,7 +206,7 @@ enum Started<J: Job> {
 
 /// The family's scheduler when it has started. Otherwise the call runs on
 /// its caller's thread, and once calls are seen to cost at least
-/// [`MIN_DEVICE_CALL`] the scheduler starts on a background thread (once):
+/// [`Family::min_device_call`] the scheduler starts on a background thread (once):
 /// no call waits for GPUs to be probed, kernels loaded and memory reserved
 /// (about a second). A family without a kernel, the CPU backend and strict
 /// mode (where tests expect the devices from the first call) start in the
@@ -219,7 +228,7 @@ fn started_or_starting<F: Family>(cost: u64) -> Started<F::Job> {
     // (cold caches, first allocations), and 150 bp pairs looked like 50 us
     // calls for a while and started the GPU for nothing.
     let settled = slot.before_start.settled_estimate(cost, SETTLED_SAMPLES);
-    let worth_a_device = settled.is_some_and(|t| t >= MIN_DEVICE_CALL);
+    let worth_a_device = settled.is_some_and(|t| t >= F::min_device_call());
     let why = || {
         format!(
             "calls of cost {cost} take {:.0} us on their callers' threads",

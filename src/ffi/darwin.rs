@@ -279,11 +279,16 @@ fn readable(length: u32, pos: i32) -> usize {
 /// `query_pos`). The states (1 = D, 2 = I, 3 = M) go to `ops` in traceback
 /// order; the score, max cell, steps and state count to `*out`.
 ///
+/// With a GPU in use the tile runs there when the routing expects its
+/// result back sooner than this thread would compute it (concurrent
+/// callers' tiles share launches); the result is the same either way.
+///
 /// Returns 0, or a negative `seqshim_status`: `SEQSHIM_E_NULL` (null
 /// `sub_mat`/`out`, or a null sequence or `ops` with a non-zero length),
 /// `SEQSHIM_E_LIMIT` (a side beyond 511), `SEQSHIM_E_ARG` (negative
 /// length, positive gap score, scores beyond ±2^19, a traceback start
-/// outside the tile), `SEQSHIM_E_BUFFER` (more states than `ops_cap`). On
+/// outside the tile), `SEQSHIM_E_BUFFER` (more states than `ops_cap`),
+/// `SEQSHIM_E_INTERNAL` (the GPU failed and `SEQSHIM_STRICT=1`). On
 /// an error `*out` is zeroed (when `out` is not null) and `ops` may hold
 /// nothing useful.
 ///
@@ -339,7 +344,7 @@ pub unsafe extern "C" fn seqshim_gact_align_tile(
             first,
             early_terminate,
         };
-        let res = match gact::align_tile(r, q, &params, opts) {
+        let res = match gact::align_tile_call(r, q, &params, opts) {
             Ok(res) => res,
             Err(e) => return fail(&e),
         };
@@ -355,6 +360,11 @@ pub unsafe extern "C" fn seqshim_gact_align_tile(
 /// gapped strings (`-` for gaps, no terminating NUL) go to `aligned_ref` and
 /// `aligned_query`, `out->n_cols` bytes each; the other fields to `*out`.
 ///
+/// With a GPU in use each tile of the extension runs there when the
+/// routing expects its result back sooner than this thread would compute
+/// it (concurrent callers' tiles share launches); the result is the same
+/// either way.
+///
 /// `first_tile_score_threshold` <= 0 disables the first-tile test (classic
 /// Darwin ignores the value; pass 0). A positive value (darwin-gpu's test)
 /// is not supported and returns `SEQSHIM_E_OPTION`.
@@ -365,7 +375,9 @@ pub unsafe extern "C" fn seqshim_gact_align_tile(
 /// `SEQSHIM_E_OPTION`, `SEQSHIM_E_BUFFER` (more than `cap` columns; at most
 /// `ref_length + query_length` are ever written), `SEQSHIM_E_REFUSED` (the
 /// first tile emits no state and does not move the anchor: upstream would
-/// loop forever). On an error `*out` is zeroed (when `out` is not null).
+/// loop forever), `SEQSHIM_E_INTERNAL` (the GPU failed and
+/// `SEQSHIM_STRICT=1`). On an error `*out` is zeroed (when `out` is not
+/// null).
 ///
 /// # Safety
 /// `ref_str` must be valid for `max(ref_length, ref_pos)` reads and
@@ -427,7 +439,7 @@ pub unsafe extern "C" fn seqshim_gact_extend(
             (ref_pos, ref_length),
             (query_pos, query_length),
         );
-        let aln = match gact::extend(r, q, &params, opts) {
+        let aln = match gact::extend_call(r, q, &params, opts) {
             Ok(aln) => aln,
             Err(e) => return fail(&e),
         };

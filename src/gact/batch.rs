@@ -92,6 +92,19 @@ impl Family for GactTiles {
     fn runners(gpu: &Arc<Gpu>) -> Result<Vec<Box<dyn BatchRunner<TileJob>>>, DeviceError> {
         Ok(vec![Box::new(super::gpu::TileRunner::new(gpu.clone())?)])
     }
+
+    /// A launch returns after two kernels, the second a walk of dependent
+    /// loads per tile: 0.3 ms even for one tile on an H200 (0.4-0.55 ms
+    /// for the 9-57 tiles concurrent callers gather), where a core aligns
+    /// a 320 x 320 tile in 0.07-0.12 ms (BENCHMARKS.md, "GACT synchronous
+    /// calls"). Routing would keep such tiles on their callers' threads,
+    /// and starting the devices for them only cost (their memory and
+    /// pinned buffers stalled the callers: 0.61-0.94x the CPU path), so
+    /// only tiles slower than a launch start them; once started (by the
+    /// batch API, or on slow cores), every tile is routed.
+    fn min_device_call() -> std::time::Duration {
+        std::time::Duration::from_micros(300)
+    }
 }
 
 /// GACT extensions as a family of the engine, for the CPU pool: on a GPU

@@ -3,7 +3,8 @@
 //! An [`Extension`] is the loop of upstream's `GACT` turned inside out: it
 //! names the next tile to align, takes that tile's result, and ends with
 //! the alignment. [`extend_with`] runs one extension tile after tile on the
-//! caller's thread; the batch path (`batch::extend_lockstep`) advances many
+//! caller's thread; [`extend_by`] does the same with tiles aligned by its
+//! caller (a synchronous call routes each tile, see `call`); the batch path (`batch::extend_lockstep`) advances many
 //! extensions one tile per round, each round's tiles aligned together (on
 //! the GPUs when in use). Both drive the same state machine, so their
 //! results are the same whenever the tiles' are.
@@ -25,18 +26,39 @@ pub(super) fn extend_with(
     params: &Params,
     opts: ExtendOptions,
 ) -> Result<Alignment, GactError> {
+    extend_by(ref_, query, params, opts, |r, q, tile_opts, ops| {
+        let res = aligner.align_append(r, q, params, tile_opts, ops)?;
+        Ok((res.max_i, res.max_j))
+    })
+}
+
+/// One extension tile after tile, each tile aligned by `align_tile`: it
+/// appends the tile's states to the (empty) buffer it is given and returns
+/// the tile's maximum cell, as `AlignWithBT` would. The result equals
+/// [`extend_with`]'s whenever `align_tile` returns what the CPU path does.
+pub(super) fn extend_by(
+    ref_: &[u8],
+    query: &[u8],
+    params: &Params,
+    opts: ExtendOptions,
+    mut align_tile: impl FnMut(
+        &[u8],
+        &[u8],
+        TileOptions,
+        &mut Vec<u8>,
+    ) -> Result<(usize, usize), GactError>,
+) -> Result<Alignment, GactError> {
     let mut ext = Extension::new(ref_, query, params, opts)?;
     let mut ops = Vec::with_capacity(2 * MAX_TILE_LEN);
     while let Some(tile) = ext.next_tile() {
         ops.clear();
-        let res = aligner.align_append(
+        let (max_i, max_j) = align_tile(
             &ref_[tile.ref_range.clone()],
             &query[tile.query_range.clone()],
-            params,
             tile.opts,
             &mut ops,
         )?;
-        ext.apply(ref_, query, &tile, res.max_i, res.max_j, &ops)?;
+        ext.apply(ref_, query, &tile, max_i, max_j, &ops)?;
     }
     Ok(ext.finish(params))
 }

@@ -20,6 +20,7 @@
 //! either case get codes 0-3 and any other byte code 4.
 
 mod batch;
+mod call;
 mod error;
 mod extend;
 mod gpu;
@@ -36,6 +37,7 @@ use std::cell::RefCell;
 pub use batch::{
     ExtendJob, GactExtensions, GactTiles, TileJob, align_tiles, extend_all, tile_routing,
 };
+pub use call::{align_tile_call, extend_call};
 pub use error::GactError;
 pub use gpu::TileRunner;
 pub use scoring::{MAX_ABS_SCORE, Params, base_code};
