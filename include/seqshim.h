@@ -781,6 +781,19 @@ void seqshim_poa_batch_destroy(struct seqshim_poa_batch_t *b);
 enum seqshim_status seqshim_poa_consensus_many(const struct seqshim_poa_params_t *p, size_t nwin, const uint32_t *nseq, const char *const *const *seqs, const uint32_t *const *lens, char **out_cons, uint32_t *out_len, enum seqshim_status *out_status);
 
 /*
+ Where the windows of `seqshim_poa_batch_run` (and
+ `seqshim_poa_consensus_many`) ran so far in this process: `*on_gpu` on
+ a GPU, `*on_cpu` on the CPU pool (either pointer may be null; a window
+ a GPU gave back counts as on the CPU). Returns the number of GPUs POA
+ uses: 0 when no GPU is in use (`seqshim_backend_info` says why) or the
+ POA kernel is unavailable on every GPU.
+
+ # Safety
+ `on_gpu` and `on_cpu` must each be null or valid for one write.
+ */
+int32_t seqshim_poa_routing(uint64_t *on_gpu, uint64_t *on_cpu);
+
+/*
  A short English description of a status code, as a static string;
  "unknown status code" for a value that is none.
 

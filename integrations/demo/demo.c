@@ -88,6 +88,21 @@ static int poa_section(void) {
     }
     printf("consensus (column majority, seqshim_poa_batch_*):\n  %s\n", cons);
     seqshim_poa_batch_destroy(batch);
+    uint64_t on_gpu = 0, on_cpu = 0;
+    int gpus = seqshim_poa_routing(&on_gpu, &on_cpu);
+    char info[2048];
+    seqshim_backend_info(info, sizeof info);
+    const char *reason = strstr(info, "reason: ");
+    if (gpus > 0 && on_gpu > 0) {
+        printf("POA: the batch's window on the GPU (%llu on %d GPU%s, %llu on the CPU)\n",
+               (unsigned long long)on_gpu, gpus, gpus == 1 ? "" : "s", (unsigned long long)on_cpu);
+    } else if (reason) {
+        printf("POA: the batch's window on the CPU pool: no GPU in use (%.*s)\n",
+               (int)strcspn(reason + 8, "\n"), reason + 8);
+    } else {
+        printf("POA: the batch's window on the CPU pool: the POA kernel is unavailable or did "
+               "not take it (SEQSHIM_LOG=info says why)\n");
+    }
     return 0;
 }
 

@@ -23,6 +23,7 @@ pub mod gpu;
 pub mod graph;
 pub mod matrix;
 pub mod msa;
+pub mod routing;
 
 pub use align::{Alignment, align_lpo_po};
 pub use build::{buildup_pairwise, buildup_progressive, buildup_progressive_counted};
