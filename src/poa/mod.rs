@@ -23,6 +23,8 @@ pub mod gpu;
 pub mod graph;
 pub mod matrix;
 pub mod msa;
+pub mod replay;
+pub mod routed;
 
 pub use align::{Alignment, align_lpo_po};
 pub use build::{buildup_pairwise, buildup_progressive, buildup_progressive_counted};
@@ -150,6 +152,11 @@ pub struct BatchConfig {
     pub consensus: ConsensusRule,
     pub max_seqs: usize,
     pub want_msa: bool,
+    /// The reads are symbol codes already (a BOA call's initialised
+    /// sequences, none empty) and the result is the window's whole graph
+    /// ([`WindowResult::graph`]) instead of a consensus: how a BOA call
+    /// reaches a device.
+    pub want_graph: bool,
 }
 
 impl BatchConfig {
@@ -227,7 +234,7 @@ pub enum WindowStatus {
 }
 
 /// What one window produced.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct WindowResult {
     pub status: WindowStatus,
     pub consensus: Vec<u8>,
@@ -236,6 +243,10 @@ pub struct WindowResult {
     pub msa: Vec<u8>,
     pub nrows: usize,
     pub ncols: usize,
+    /// With [`BatchConfig::want_graph`]: the letters of the window's final
+    /// graph, exactly as [`buildup_progressive`] leaves them (`None` when
+    /// the memory bound stopped the fusion).
+    pub graph: Option<Vec<Letter>>,
 }
 
 /// One window as a scheduler job.
@@ -278,13 +289,17 @@ impl WindowJob {
     /// Whether the window's result needs no alignment at all: identical
     /// reads under the column-majority rule without MSAs.
     pub fn needs_no_alignment(&self) -> bool {
-        self.config.consensus == ConsensusRule::ColumnMajority
+        !self.config.want_graph
+            && self.config.consensus == ConsensusRule::ColumnMajority
             && !self.config.want_msa
             && self.identical_reads()
     }
 
     /// The window on the CPU, exactly as the per-window C ABI path computes it.
     pub fn compute(&self) -> WindowResult {
+        if self.config.want_graph {
+            return self.compute_graph();
+        }
         if self.needs_no_alignment() {
             // Aligning first would only cost time (and could hit the graph
             // bound).
@@ -293,6 +308,48 @@ impl WindowJob {
         let refs: Vec<&[u8]> = self.reads.iter().map(|r| r.as_slice()).collect();
         let w = align_window(&refs, &self.config.matrix, &self.window_options());
         self.finish(w)
+    }
+
+    /// A graph window on the CPU: the reads (symbol codes) fused in order,
+    /// as `buildup_progressive_lpo` fuses a BOA call's sequences.
+    fn compute_graph(&self) -> WindowResult {
+        let seqs: Vec<Lpo> = self
+            .reads
+            .iter()
+            .map(|r| Lpo {
+                letters: graph::linear_letters(r),
+                sources: vec![SourceInfo {
+                    name: String::new(),
+                    title: String::new(),
+                    length: r.len() as i32,
+                    istart: 0,
+                    weight: 1,
+                    bundle_id: graph::NO_BUNDLE,
+                }],
+                ..Lpo::default()
+            })
+            .collect();
+        let n = seqs.len();
+        let graph = buildup_progressive_counted(seqs, &self.config.matrix, self.config.global)
+            .filter(|&(_, fused)| fused + 1 == n)
+            .map(|(g, _)| g.letters);
+        self.graph_result(graph)
+    }
+
+    /// The result of a graph window whose letters are `graph`.
+    pub fn graph_result(&self, graph: Option<Vec<Letter>>) -> WindowResult {
+        WindowResult {
+            status: if graph.is_some() {
+                WindowStatus::Ok
+            } else {
+                WindowStatus::GraphTooLarge
+            },
+            consensus: Vec::new(),
+            msa: Vec::new(),
+            nrows: 0,
+            ncols: 0,
+            graph,
+        }
     }
 
     /// The window's result from its aligned window (`None`: no read was
@@ -307,6 +364,7 @@ impl WindowJob {
             msa: Vec::new(),
             nrows: 0,
             ncols: 0,
+            graph: None,
         };
         let trivial = self.identical_reads();
         // BMEAN returns a window of identical reads unchanged.
@@ -317,6 +375,7 @@ impl WindowJob {
             msa: Vec::new(),
             nrows: 0,
             ncols: 0,
+            graph: None,
         };
         if unchanged && !c.want_msa {
             return as_is();
@@ -361,6 +420,7 @@ impl WindowJob {
             msa,
             nrows: if c.want_msa { nrows } else { 0 },
             ncols: if c.want_msa { w.msa.ncols } else { 0 },
+            graph: None,
         }
     }
 }
@@ -436,6 +496,7 @@ pub fn run_windows(jobs: Vec<WindowJob>) -> Vec<WindowResult> {
                 msa: Vec::new(),
                 nrows: 0,
                 ncols: 0,
+                graph: None,
             },
         });
     }
@@ -459,6 +520,7 @@ mod tests {
                 consensus: ConsensusRule::ColumnMajority,
                 max_seqs: 150,
                 want_msa,
+                want_graph: false,
             };
             let job = WindowJob {
                 reads: vec![b" \n".to_vec(), b" \n".to_vec()],
@@ -523,6 +585,7 @@ mod tests {
             consensus: ConsensusRule::ColumnMajority,
             max_seqs: 150,
             want_msa: true,
+            want_graph: false,
         });
         assert_eq!(config.matrix, ScoreMatrix::boa_dna());
         let windows: Vec<Vec<Vec<u8>>> = vec![

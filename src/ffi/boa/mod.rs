@@ -538,22 +538,68 @@ pub unsafe extern "C" fn buildup_progressive_lpo(
         if n == 1 {
             return ptrs[0];
         }
-        let mut lpos = Vec::with_capacity(n);
         let mut origins: Vec<*const LpoSourceInfo> = Vec::new();
         for &p in ptrs {
             // SAFETY: well-formed sequences per contract.
             let s = unsafe { &*p };
-            // SAFETY: as above.
-            lpos.push(unsafe { read_lpo(s) });
             for k in 0..usize::try_from(s.nsource_seq).unwrap_or(0) {
                 // SAFETY: k < nsource_seq.
                 origins.push(unsafe { s.source_seq.add(k) });
             }
         }
-        let Some((graph, fused)) =
-            poa::buildup_progressive_counted(lpos, &matrix, use_global_alignment != 0)
-        else {
-            return ptr::null_mut();
+        let read_all = || -> Vec<poa::Lpo> {
+            ptrs.iter()
+                // SAFETY: well-formed sequences per contract.
+                .map(|&p| unsafe { read_lpo(&*p) })
+                .collect()
+        };
+        // A window the POA kernel takes may go to a device, when its graph
+        // comes back sooner than this thread builds it (see `poa::routed`).
+        let global = use_global_alignment != 0;
+        let longest = ptrs
+            .iter()
+            // SAFETY: as above.
+            .map(|&p| usize::try_from(unsafe { (*p).length }).unwrap_or(0))
+            .max()
+            .unwrap_or(0);
+        let mut read: Option<Vec<poa::Lpo>> = None;
+        let offer = poa::routed::build_on_device(
+            poa::routed::window_cost(n, longest),
+            &matrix,
+            global,
+            || {
+                let lpos = read.insert(read_all());
+                lpos.iter()
+                    .map(|l| poa::routed::linear_codes(l, matrix.nsymbol()))
+                    .collect()
+            },
+        );
+        let (graph, fused) = match offer {
+            poa::routed::Offer::Device(letters) => {
+                let sources = read
+                    .take()
+                    .unwrap_or_else(read_all)
+                    .into_iter()
+                    .flat_map(|l| l.sources)
+                    .collect();
+                let graph = poa::Lpo {
+                    letters,
+                    sources,
+                    ..poa::Lpo::default()
+                };
+                (graph, n - 1)
+            }
+            poa::routed::Offer::Failed(e) => {
+                report(LEVEL_TRAP, WHO, &format!("{e}\n"));
+                return ptr::null_mut();
+            }
+            poa::routed::Offer::Here(_timer) => {
+                let lpos = read.take().unwrap_or_else(read_all);
+                match poa::buildup_progressive_counted(lpos, &matrix, global) {
+                    Some(built) => built,
+                    None => return ptr::null_mut(),
+                }
+            }
         };
         if fused + 1 < n {
             report(
