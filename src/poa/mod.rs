@@ -466,6 +466,47 @@ impl crate::engine::family::Family for Poa {
     > {
         Ok(vec![Box::new(gpu::WindowRunner::new(gpu.clone())?)])
     }
+
+    /// In this crate's unit tests, a device emulated on the host: windows
+    /// are computed on the CPU and graph windows come back through the
+    /// device's form (final nodes, rebuilt by [`replay`]).
+    fn extra_runners() -> Vec<Box<dyn crate::engine::scheduler::BatchRunner<WindowJob>>> {
+        #[cfg(test)]
+        return vec![Box::new(emulated::Runner)];
+        #[cfg(not(test))]
+        Vec::new()
+    }
+}
+
+#[cfg(test)]
+mod emulated {
+    use super::{WindowJob, WindowResult, replay};
+
+    pub struct Runner;
+
+    impl crate::engine::scheduler::BatchRunner<WindowJob> for Runner {
+        fn label(&self) -> String {
+            "emulated POA device".into()
+        }
+
+        fn capacity(&self) -> usize {
+            64
+        }
+
+        fn run_batch(&mut self, jobs: &[WindowJob]) -> Result<Vec<Option<WindowResult>>, String> {
+            Ok(jobs
+                .iter()
+                .map(|j| {
+                    if !j.config.want_graph {
+                        return Some(j.compute());
+                    }
+                    let nodes = replay::final_nodes(j.compute().graph.as_ref()?)?;
+                    let reads: Vec<&[u8]> = j.reads.iter().map(|r| r.as_slice()).collect();
+                    Some(j.graph_result(Some(replay::rebuild(&reads, &nodes)?)))
+                })
+                .collect())
+        }
+    }
 }
 
 /// Runs many windows on the CPU pool through the family's scheduler and

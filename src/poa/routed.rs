@@ -96,6 +96,10 @@ pub fn build_on_device(
     global: bool,
     reads: impl FnOnce() -> Option<Vec<Vec<u8>>>,
 ) -> Offer {
+    #[cfg(test)]
+    if let Some(device) = tests::FORCE.with(std::cell::Cell::get) {
+        return forced(device, cost, matrix, global, reads);
+    }
     let placed = family::place::<Poa>(cost, || {
         let config = config_for(matrix, global)?;
         let job = WindowJob {
@@ -104,6 +108,10 @@ pub fn build_on_device(
         };
         (job.cost() == cost).then_some(job)
     });
+    offer_of(placed)
+}
+
+fn offer_of(placed: Placement<WindowJob>) -> Offer {
     match placed {
         Placement::Here(timer) => Offer::Here(timer),
         Placement::Submitted(Ok(result)) => match result.graph {
@@ -129,4 +137,49 @@ pub fn linear_codes(seq: &super::Lpo, nsymbol: usize) -> Option<Vec<u8>> {
         && seq.letters.iter().all(|l| l.score.to_bits() == 0)
         && seq.letters == super::graph::linear_letters(&codes);
     plain.then_some(codes)
+}
+
+/// Unit tests: a window sent to the (emulated) device, or kept here,
+/// whatever the routing would say.
+#[cfg(test)]
+fn forced(
+    device: bool,
+    cost: u64,
+    matrix: &ScoreMatrix,
+    global: bool,
+    reads: impl FnOnce() -> Option<Vec<Vec<u8>>>,
+) -> Offer {
+    let job = device
+        .then(|| config_for(matrix, global))
+        .flatten()
+        .and_then(|config| {
+            Some(WindowJob {
+                reads: reads()?,
+                config,
+            })
+        })
+        .filter(|j| j.gpu_eligible() && j.cost() == cost);
+    let Some(job) = job else {
+        return Offer::Here(Timing::Untimed);
+    };
+    let offer = offer_of(Placement::Submitted(
+        family::scheduler::<Poa>().submit_routed(job, None),
+    ));
+    if matches!(offer, Offer::Device(_)) {
+        tests::FROM_DEVICE.with(|n| n.set(n.get() + 1));
+    }
+    offer
+}
+
+#[cfg(test)]
+pub(crate) mod tests {
+    use std::cell::Cell;
+
+    thread_local! {
+        /// `Some(true)`: send every window the kernel takes to the device;
+        /// `Some(false)`: keep every window here; `None`: route.
+        pub(crate) static FORCE: Cell<Option<bool>> = const { Cell::new(None) };
+        /// Windows whose graph came back from the device while forced.
+        pub(crate) static FROM_DEVICE: Cell<usize> = const { Cell::new(0) };
+    }
 }
