@@ -24,6 +24,9 @@ cc -O2 -Wall -Wextra -Werror -Iinclude -o "$out/bin/gact-threads" benches/gact/g
 strip -o "$out/bin/seqshim-ec" target/release/seqshim-ec
 cc -O1 -Wall -Wextra -Werror -Iinclude -DLOAD_LINKED -o "$out/bin/native_api" \
     ffi-tests/native/native_api.c -L"$out/lib" -l:libseqshim.so.0 -Wl,-rpath,'$ORIGIN/../lib'
+cc -O2 -Wall -Wextra -Werror -Iinclude/boa -o "$out/bin/poa-boa-threads" benches/poa/boa_threads.c \
+    -L"$out/lib" -l:libseqshim.so.0 -lpthread -Wl,-rpath,'$ORIGIN/../lib'
+cp integrations/consent/boa-dna.mat "$out/data/boa-dna.mat"
 
 # Rust test binaries, release mode, stripped. `--message-format` names them.
 cargo test --release --locked --no-run --message-format=json 2>/dev/null \

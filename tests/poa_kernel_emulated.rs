@@ -212,3 +212,121 @@ fn poa_kernel_emulated_on_the_host_equals_the_cpu_path() {
         "the unrelated-read windows must outgrow the budget"
     );
 }
+
+/// Runs `jobs` through the emulated kernel; returns the results and the
+/// number of launches.
+fn run_emulated(jobs: &[WindowJob], name: &str) -> (Vec<Option<WindowResult>>, usize) {
+    let exe = emulator();
+    let image = work_dir().join(name);
+    let mut launches = 0;
+    let got = run_on_host(jobs, 64 << 20, &mut |l: HostLaunch| {
+        std::fs::write(&image, &*l.image).expect("write image");
+        let out = std::process::Command::new(&exe)
+            .arg(&image)
+            .arg(l.descs_at.to_string())
+            .arg(l.windows.to_string())
+            .arg(l.block.to_string())
+            .output()
+            .expect("run the emulator");
+        assert!(
+            out.status.success(),
+            "emulator failed: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let back = std::fs::read(&image).expect("read image");
+        l.image.copy_from_slice(&back);
+        launches += 1;
+    });
+    (got, launches)
+}
+
+/// A BOA call routed to a device travels as a graph window (the reads'
+/// symbol codes up, the final graph's nodes down, the whole graph rebuilt
+/// on the host): through the emulated kernel, every such window must give
+/// exactly the letters (links, sources, rings, in order) that
+/// `buildup_progressive_lpo` builds on the caller's thread, or be handed
+/// back for the CPU to build. CONSENT's matrix, global and local, 2-32
+/// reads. `POA_EMULATED_GRAPH_WINDOWS` sets the number (default 120).
+#[test]
+fn routed_boa_windows_on_the_emulated_kernel_equal_the_direct_call() {
+    use seqshim::poa::{Lpo, ScoreMatrix, buildup_progressive};
+    let total: usize = std::env::var("POA_EMULATED_GRAPH_WINDOWS")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(120);
+    let m = ScoreMatrix::boa_dna();
+    let graph_config = |global: bool| {
+        Arc::new(BatchConfig {
+            matrix: m.clone(),
+            global,
+            consensus: ConsensusRule::ColumnMajority,
+            max_seqs: usize::MAX,
+            want_msa: false,
+            want_graph: true,
+        })
+    };
+    let configs = [graph_config(true), graph_config(false)];
+    let mut rng = Rng(20261127);
+    let mut windows: Vec<Vec<Vec<u8>>> = vec![
+        vec![b"ACGTTGCA".to_vec(), b"ACGTTGCA".to_vec()],
+        vec![
+            b"AAAAAAAAAAAA".to_vec(),
+            b"AAAAAAAAA".to_vec(),
+            b"AAAAAAAAAAAAAA".to_vec(),
+        ],
+        vec![b"ACGTNNACGT".to_vec(), b"acgtacgt".to_vec()],
+    ];
+    while windows.len() < total {
+        windows.push(match rng.range(0, 3) {
+            0 => window(&mut rng, (2, 8), (8, 63)),
+            1 => window(&mut rng, (9, 16), (16, 63)),
+            _ => window(&mut rng, (17, 32), (16, 40)),
+        });
+    }
+    // The reads as `initialize_seqs_as_lpo` leaves them, and the graph the
+    // direct call builds from them.
+    let mut want = Vec::new();
+    let jobs: Vec<WindowJob> = windows
+        .iter()
+        .enumerate()
+        .map(|(k, w)| {
+            let config = configs[k % 2].clone();
+            let lpos: Vec<Lpo> = w
+                .iter()
+                .enumerate()
+                .map(|(i, r)| Lpo::from_read(&format!("s{i}"), r, Default::default(), &m))
+                .collect();
+            let codes: Vec<Vec<u8>> = lpos.iter().map(|l| l.sequence.clone()).collect();
+            let (graph, truncated) = buildup_progressive(lpos, &m, config.global).unwrap();
+            assert!(!truncated);
+            want.push(graph.letters);
+            WindowJob {
+                reads: codes,
+                config,
+            }
+        })
+        .collect();
+    let (got, launches) = run_emulated(&jobs, "poa_emulation_graph_image.bin");
+    let (mut taken, mut same, mut handed_back) = (0, 0, 0);
+    for (k, (job, got)) in jobs.iter().zip(&got).enumerate() {
+        assert!(kernel_takes(job), "window {k} is the kernel's");
+        taken += 1;
+        // The CPU path of the job is the direct call's graph too.
+        assert_eq!(job.compute().graph.as_ref(), Some(&want[k]), "window {k}");
+        match got {
+            Some(r) => {
+                assert_eq!(r.graph.as_ref(), Some(&want[k]), "window {k}");
+                same += 1;
+            }
+            None => handed_back += 1,
+        }
+    }
+    eprintln!(
+        "emulated poa kernel, graph windows: {} windows, {taken} taken in {launches} launches, {same} identical to the direct call, {handed_back} handed back to the CPU",
+        jobs.len()
+    );
+    assert!(
+        same >= taken * 9 / 10,
+        "most graph windows must come back whole"
+    );
+}

@@ -132,6 +132,7 @@ fn main() {
         consensus: ConsensusRule::ColumnMajority,
         max_seqs: 150,
         want_msa: false,
+        want_graph: false,
     });
     let (has_poa, has_spoa, has_abpoa) = (
         Command::new("poa").arg("-h").output().is_ok(),

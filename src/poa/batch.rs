@@ -81,6 +81,7 @@ impl BatchConfig {
             consensus: o.consensus,
             max_seqs: o.max_seqs,
             want_msa: o.want_msa,
+            want_graph: false,
         })
     }
 }

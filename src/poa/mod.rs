@@ -23,6 +23,8 @@ pub mod gpu;
 pub mod graph;
 pub mod matrix;
 pub mod msa;
+pub mod replay;
+pub mod routed;
 pub mod routing;
 
 pub use align::{Alignment, align_lpo_po};
@@ -151,6 +153,11 @@ pub struct BatchConfig {
     pub consensus: ConsensusRule,
     pub max_seqs: usize,
     pub want_msa: bool,
+    /// The reads are symbol codes already (a BOA call's initialised
+    /// sequences, none empty) and the result is the window's whole graph
+    /// ([`WindowResult::graph`]) instead of a consensus: how a BOA call
+    /// reaches a device.
+    pub want_graph: bool,
 }
 
 impl BatchConfig {
@@ -228,7 +235,7 @@ pub enum WindowStatus {
 }
 
 /// What one window produced.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct WindowResult {
     pub status: WindowStatus,
     pub consensus: Vec<u8>,
@@ -237,6 +244,10 @@ pub struct WindowResult {
     pub msa: Vec<u8>,
     pub nrows: usize,
     pub ncols: usize,
+    /// With [`BatchConfig::want_graph`]: the letters of the window's final
+    /// graph, exactly as [`buildup_progressive`] leaves them (`None` when
+    /// the memory bound stopped the fusion).
+    pub graph: Option<Vec<Letter>>,
 }
 
 /// One window as a scheduler job.
@@ -279,13 +290,17 @@ impl WindowJob {
     /// Whether the window's result needs no alignment at all: identical
     /// reads under the column-majority rule without MSAs.
     pub fn needs_no_alignment(&self) -> bool {
-        self.config.consensus == ConsensusRule::ColumnMajority
+        !self.config.want_graph
+            && self.config.consensus == ConsensusRule::ColumnMajority
             && !self.config.want_msa
             && self.identical_reads()
     }
 
     /// The window on the CPU, exactly as the per-window C ABI path computes it.
     pub fn compute(&self) -> WindowResult {
+        if self.config.want_graph {
+            return self.compute_graph();
+        }
         if self.needs_no_alignment() {
             // Aligning first would only cost time (and could hit the graph
             // bound).
@@ -294,6 +309,48 @@ impl WindowJob {
         let refs: Vec<&[u8]> = self.reads.iter().map(|r| r.as_slice()).collect();
         let w = align_window(&refs, &self.config.matrix, &self.window_options());
         self.finish(w)
+    }
+
+    /// A graph window on the CPU: the reads (symbol codes) fused in order,
+    /// as `buildup_progressive_lpo` fuses a BOA call's sequences.
+    fn compute_graph(&self) -> WindowResult {
+        let seqs: Vec<Lpo> = self
+            .reads
+            .iter()
+            .map(|r| Lpo {
+                letters: graph::linear_letters(r),
+                sources: vec![SourceInfo {
+                    name: String::new(),
+                    title: String::new(),
+                    length: r.len() as i32,
+                    istart: 0,
+                    weight: 1,
+                    bundle_id: graph::NO_BUNDLE,
+                }],
+                ..Lpo::default()
+            })
+            .collect();
+        let n = seqs.len();
+        let graph = buildup_progressive_counted(seqs, &self.config.matrix, self.config.global)
+            .filter(|&(_, fused)| fused + 1 == n)
+            .map(|(g, _)| g.letters);
+        self.graph_result(graph)
+    }
+
+    /// The result of a graph window whose letters are `graph`.
+    pub fn graph_result(&self, graph: Option<Vec<Letter>>) -> WindowResult {
+        WindowResult {
+            status: if graph.is_some() {
+                WindowStatus::Ok
+            } else {
+                WindowStatus::GraphTooLarge
+            },
+            consensus: Vec::new(),
+            msa: Vec::new(),
+            nrows: 0,
+            ncols: 0,
+            graph,
+        }
     }
 
     /// The window's result from its aligned window (`None`: no read was
@@ -308,6 +365,7 @@ impl WindowJob {
             msa: Vec::new(),
             nrows: 0,
             ncols: 0,
+            graph: None,
         };
         let trivial = self.identical_reads();
         // BMEAN returns a window of identical reads unchanged.
@@ -318,6 +376,7 @@ impl WindowJob {
             msa: Vec::new(),
             nrows: 0,
             ncols: 0,
+            graph: None,
         };
         if unchanged && !c.want_msa {
             return as_is();
@@ -362,6 +421,7 @@ impl WindowJob {
             msa,
             nrows: if c.want_msa { nrows } else { 0 },
             ncols: if c.want_msa { w.msa.ncols } else { 0 },
+            graph: None,
         }
     }
 }
@@ -407,6 +467,47 @@ impl crate::engine::family::Family for Poa {
     > {
         Ok(vec![Box::new(gpu::WindowRunner::new(gpu.clone())?)])
     }
+
+    /// In this crate's unit tests, a device emulated on the host: windows
+    /// are computed on the CPU and graph windows come back through the
+    /// device's form (final nodes, rebuilt by [`replay`]).
+    fn extra_runners() -> Vec<Box<dyn crate::engine::scheduler::BatchRunner<WindowJob>>> {
+        #[cfg(test)]
+        return vec![Box::new(emulated::Runner)];
+        #[cfg(not(test))]
+        Vec::new()
+    }
+}
+
+#[cfg(test)]
+mod emulated {
+    use super::{WindowJob, WindowResult, replay};
+
+    pub struct Runner;
+
+    impl crate::engine::scheduler::BatchRunner<WindowJob> for Runner {
+        fn label(&self) -> String {
+            "emulated POA device".into()
+        }
+
+        fn capacity(&self) -> usize {
+            64
+        }
+
+        fn run_batch(&mut self, jobs: &[WindowJob]) -> Result<Vec<Option<WindowResult>>, String> {
+            Ok(jobs
+                .iter()
+                .map(|j| {
+                    if !j.config.want_graph {
+                        return Some(j.compute());
+                    }
+                    let nodes = replay::final_nodes(j.compute().graph.as_ref()?)?;
+                    let reads: Vec<&[u8]> = j.reads.iter().map(|r| r.as_slice()).collect();
+                    Some(j.graph_result(Some(replay::rebuild(&reads, &nodes)?)))
+                })
+                .collect())
+        }
+    }
 }
 
 /// Runs many windows on the CPU pool through the family's scheduler and
@@ -437,6 +538,7 @@ pub fn run_windows(jobs: Vec<WindowJob>) -> Vec<WindowResult> {
                 msa: Vec::new(),
                 nrows: 0,
                 ncols: 0,
+                graph: None,
             },
         });
     }
@@ -460,6 +562,7 @@ mod tests {
                 consensus: ConsensusRule::ColumnMajority,
                 max_seqs: 150,
                 want_msa,
+                want_graph: false,
             };
             let job = WindowJob {
                 reads: vec![b" \n".to_vec(), b" \n".to_vec()],
@@ -524,6 +627,7 @@ mod tests {
             consensus: ConsensusRule::ColumnMajority,
             max_seqs: 150,
             want_msa: true,
+            want_graph: false,
         });
         assert_eq!(config.matrix, ScoreMatrix::boa_dna());
         let windows: Vec<Vec<Vec<u8>>> = vec![

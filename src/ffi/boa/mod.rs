@@ -538,22 +538,68 @@ pub unsafe extern "C" fn buildup_progressive_lpo(
         if n == 1 {
             return ptrs[0];
         }
-        let mut lpos = Vec::with_capacity(n);
         let mut origins: Vec<*const LpoSourceInfo> = Vec::new();
         for &p in ptrs {
             // SAFETY: well-formed sequences per contract.
             let s = unsafe { &*p };
-            // SAFETY: as above.
-            lpos.push(unsafe { read_lpo(s) });
             for k in 0..usize::try_from(s.nsource_seq).unwrap_or(0) {
                 // SAFETY: k < nsource_seq.
                 origins.push(unsafe { s.source_seq.add(k) });
             }
         }
-        let Some((graph, fused)) =
-            poa::buildup_progressive_counted(lpos, &matrix, use_global_alignment != 0)
-        else {
-            return ptr::null_mut();
+        let read_all = || -> Vec<poa::Lpo> {
+            ptrs.iter()
+                // SAFETY: well-formed sequences per contract.
+                .map(|&p| unsafe { read_lpo(&*p) })
+                .collect()
+        };
+        // A window the POA kernel takes may go to a device, when its graph
+        // comes back sooner than this thread builds it (see `poa::routed`).
+        let global = use_global_alignment != 0;
+        let longest = ptrs
+            .iter()
+            // SAFETY: as above.
+            .map(|&p| usize::try_from(unsafe { (*p).length }).unwrap_or(0))
+            .max()
+            .unwrap_or(0);
+        let mut read: Option<Vec<poa::Lpo>> = None;
+        let offer = poa::routed::build_on_device(
+            poa::routed::window_cost(n, longest),
+            &matrix,
+            global,
+            || {
+                let lpos = read.insert(read_all());
+                lpos.iter()
+                    .map(|l| poa::routed::linear_codes(l, matrix.nsymbol()))
+                    .collect()
+            },
+        );
+        let (graph, fused) = match offer {
+            poa::routed::Offer::Device(letters) => {
+                let sources = read
+                    .take()
+                    .unwrap_or_else(read_all)
+                    .into_iter()
+                    .flat_map(|l| l.sources)
+                    .collect();
+                let graph = poa::Lpo {
+                    letters,
+                    sources,
+                    ..poa::Lpo::default()
+                };
+                (graph, n - 1)
+            }
+            poa::routed::Offer::Failed(e) => {
+                report(LEVEL_TRAP, WHO, &format!("{e}\n"));
+                return ptr::null_mut();
+            }
+            poa::routed::Offer::Here(_timer) => {
+                let lpos = read.take().unwrap_or_else(read_all);
+                match poa::buildup_progressive_counted(lpos, &matrix, global) {
+                    Some(built) => built,
+                    None => return ptr::null_mut(),
+                }
+            }
         };
         if fused + 1 < n {
             report(
@@ -909,4 +955,194 @@ pub unsafe extern "C" fn black_flag(
         unsafe { (*buf)[0] = 0 };
         1
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::poa::routed::tests::{FORCE, FROM_DEVICE};
+
+    /// What one BOA call sequence left behind: the returned graph as read
+    /// back, its MSA rows, and which inputs lost their letters.
+    #[derive(Debug, PartialEq)]
+    struct Outcome {
+        graph: poa::Lpo,
+        rows: Vec<Vec<u8>>,
+        fused: Vec<bool>,
+    }
+
+    /// CONSENT's call sequence on one window, routed as `force` says.
+    unsafe fn consent_window(reads: &[&[u8]], m: *mut ResidueScoreMatrix, force: bool) -> Outcome {
+        let mut seq: *mut LpoSequence = ptr::null_mut();
+        let mut name = *b"s\0";
+        for (i, r) in reads.iter().enumerate() {
+            let mut text = r.to_vec();
+            text.push(0);
+            // SAFETY: as create_seq's contract asks.
+            let ok = unsafe {
+                create_seq(
+                    i as c_int,
+                    &mut seq,
+                    name.as_mut_ptr().cast(),
+                    ptr::null_mut(),
+                    text.as_mut_ptr().cast(),
+                    0,
+                )
+            };
+            assert_eq!(ok, 1);
+        }
+        let n = reads.len();
+        // SAFETY: create_seq made `n` entries.
+        let mut input: Vec<*mut LpoSequence> = (0..n).map(|i| unsafe { seq.add(i) }).collect();
+        for &p in &input {
+            // SAFETY: a sequence made by create_seq and a read matrix.
+            unsafe { initialize_seqs_as_lpo(1, p, m) };
+        }
+        FORCE.with(|f| f.set(Some(force)));
+        // SAFETY: CONSENT's arguments.
+        let lpo = unsafe {
+            buildup_progressive_lpo(
+                n as c_int,
+                input.as_mut_ptr(),
+                m,
+                0,
+                0,
+                ptr::null_mut(),
+                Some(matrix_scoring_function),
+                1,
+                0,
+            )
+        };
+        FORCE.with(|f| f.set(None));
+        assert!(!lpo.is_null());
+        // SAFETY: the call returned a well-formed sequence.
+        let graph = unsafe { read_lpo(&*lpo) };
+        let (mut rows, mut block, mut include) =
+            (ptr::null_mut(), ptr::null_mut(), ptr::null_mut());
+        // SAFETY: as xlate_lpo_to_al's contract asks.
+        let ncol = unsafe {
+            xlate_lpo_to_al(
+                lpo,
+                (*m).nsymbol,
+                (*m).symbol.as_mut_ptr(),
+                0,
+                b'-' as c_char,
+                &mut rows,
+                &mut block,
+                &mut include,
+            )
+        };
+        // SAFETY: one row of `ncol` bytes per source, libc allocations.
+        let outcome = unsafe {
+            let rows_out = (0..(*lpo).nsource_seq as usize)
+                .map(|i| {
+                    std::slice::from_raw_parts((*rows.add(i)).cast::<u8>(), ncol as usize).to_vec()
+                })
+                .collect();
+            libc::free(block.cast());
+            libc::free(include.cast());
+            libc::free(rows.cast());
+            Outcome {
+                graph,
+                rows: rows_out,
+                fused: input[1..].iter().map(|&p| (*p).letter.is_null()).collect(),
+            }
+        };
+        for &p in &input {
+            // SAFETY: every input is freed once, its holder is the array's.
+            unsafe { free_lpo_sequence(p, 0) };
+        }
+        // SAFETY: the array is create_seq's libc allocation.
+        unsafe { libc::free(seq.cast()) };
+        outcome
+    }
+
+    /// A window sent to the (emulated) device leaves exactly what the call
+    /// on the caller's thread leaves: the returned graph (every letter's
+    /// links, sources and ring, every source entry), the MSA rows and the
+    /// inputs' state.
+    #[test]
+    fn a_window_routed_to_the_device_gives_the_direct_calls_graph() {
+        let path =
+            std::env::temp_dir().join(format!("seqshim-boa-route-{}.mat", std::process::id()));
+        std::fs::write(&path, poa::matrix::boa_dna_matrix_text()).unwrap();
+        let mut c_path = path.as_os_str().as_bytes().to_vec();
+        c_path.push(0);
+        // SAFETY: zeroed matrices are valid; the path is NUL-terminated.
+        let m = unsafe { calloc_array::<ResidueScoreMatrix>(1) };
+        // SAFETY: as above.
+        let read = unsafe { read_score_matrix(c_path.as_mut_ptr().cast(), m) };
+        assert!(read > 0);
+        let mut state = 0x2545f4914f6cdd1du64;
+        let mut next = move |n: u64| {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            state % n
+        };
+        let mut windows: Vec<Vec<Vec<u8>>> = vec![
+            vec![
+                b"ACGTACGTAAGGTTCCAGT".to_vec(),
+                b"ACGTTCGTAAGGTCCAGTT".to_vec(),
+            ],
+            vec![b"AAAAAAAA".to_vec(); 3],
+            vec![
+                b"ACGTNNACGT".to_vec(),
+                b"acgtacgtAC".to_vec(),
+                b"AC GT\nAC".to_vec(),
+            ],
+        ];
+        for _ in 0..60 {
+            let len = 20 + next(120) as usize;
+            let truth: Vec<u8> = (0..len).map(|_| b"ACGT"[next(4) as usize]).collect();
+            let many = next(4) == 0;
+            let n = 2 + next(if many { 31 } else { 7 }) as usize;
+            windows.push(
+                (0..n)
+                    .map(|_| {
+                        let mut r = Vec::new();
+                        for &c in &truth {
+                            match next(25) {
+                                0 => {}
+                                1 => r.extend([c, b"ACGT"[next(4) as usize]]),
+                                2 => r.push(b"ACGT"[next(4) as usize]),
+                                _ => r.push(c),
+                            }
+                        }
+                        r
+                    })
+                    .collect(),
+            );
+        }
+        FROM_DEVICE.with(|n| n.set(0));
+        for (k, w) in windows.iter().enumerate() {
+            let reads: Vec<&[u8]> = w.iter().map(|r| r.as_slice()).collect();
+            // SAFETY: a matrix read above.
+            let (here, device) = unsafe {
+                (
+                    consent_window(&reads, m, false),
+                    consent_window(&reads, m, true),
+                )
+            };
+            assert_eq!(here, device, "window {k}");
+            assert_eq!(here.graph.sources.len(), reads.len());
+        }
+        let from_device = FROM_DEVICE.with(std::cell::Cell::get);
+        eprintln!(
+            "{} windows, {from_device} built on the device",
+            windows.len()
+        );
+        assert!(
+            from_device >= windows.len() - 1,
+            "{from_device} of {}",
+            windows.len()
+        );
+        // SAFETY: read_score_matrix's gap arrays, then the matrix itself.
+        unsafe {
+            libc::free((*m).gap_penalty_x.cast());
+            libc::free((*m).gap_penalty_y.cast());
+            libc::free(m.cast());
+        }
+        let _ = std::fs::remove_file(path);
+    }
 }

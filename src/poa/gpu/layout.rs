@@ -15,7 +15,8 @@ use std::sync::Arc;
 
 use crate::engine::device::{self, DeviceRepr};
 use crate::poa::align::gap_tables;
-use crate::poa::graph::{Lpo, index_symbols, limit_residues};
+use crate::poa::graph::{Letter, Lpo, index_symbols, limit_residues};
+use crate::poa::replay::{self, FinalNode};
 use crate::poa::{BatchConfig, CaseSwitch, Msa, WindowJob, WindowMsa, WindowResult};
 
 device::device_struct! {
@@ -113,7 +114,21 @@ impl Prepared {
         let mut codes = Vec::new();
         let mut lens = Vec::new();
         let mut read_index = Vec::new();
+        if job.config.want_graph {
+            // Codes already, every read used (see `kernel_takes`).
+            for (i, r) in job.reads.iter().enumerate() {
+                if r.is_empty() || r.iter().any(|&c| c as usize >= m.nsymbol()) {
+                    return None;
+                }
+                lens.push(r.len() as u32);
+                codes.extend_from_slice(r);
+                read_index.push(i);
+            }
+        }
         for (i, r) in job.reads.iter().enumerate() {
+            if job.config.want_graph {
+                break;
+            }
             if read_index.len() >= job.config.max_seqs {
                 break;
             }
@@ -376,6 +391,12 @@ impl Layout {
                     }
                     let nodes = &staging[p.out_nodes..p.out_nodes + n * PoaOutNode::SIZE];
                     let job = &jobs[p.job];
+                    if job.config.want_graph {
+                        // A graph it cannot rebuild without doubt goes
+                        // back to the CPU.
+                        let graph = rebuild_graph(nodes, job)?;
+                        return Some(job.graph_result(Some(graph)));
+                    }
                     let msa = graph_to_msa(nodes, w.nreads(), &job.config.matrix.symbols, b'-');
                     Some(job.finish(Some(WindowMsa {
                         msa,
@@ -390,6 +411,24 @@ impl Layout {
             results[p.job] = r;
         }
     }
+}
+
+/// The whole graph of a graph window from its final nodes
+/// ([`replay::rebuild`]).
+fn rebuild_graph(nodes: &[u8], job: &WindowJob) -> Option<Vec<Letter>> {
+    let nodes: Vec<FinalNode> = nodes
+        .chunks_exact(PoaOutNode::SIZE)
+        .map(|b| {
+            let n = PoaOutNode::read_from(b);
+            FinalNode {
+                letter: n.letter,
+                ring: n.ring as i32,
+                reads: n.reads,
+            }
+        })
+        .collect();
+    let reads: Vec<&[u8]> = job.reads.iter().map(|r| r.as_slice()).collect();
+    replay::rebuild(&reads, &nodes)
 }
 
 /// The MSA rows of a final graph, as `xlate_lpo_to_al` lays them out: a

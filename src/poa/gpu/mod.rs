@@ -49,6 +49,10 @@ pub fn kernel_takes(job: &WindowJob) -> bool {
         nonempty += usize::from(!r.is_empty());
         longest = longest.max(r.len());
     }
+    // A graph window's reads are codes, every one of them used.
+    if c.want_graph && nonempty != job.reads.len() {
+        return false;
+    }
     nonempty.min(c.max_seqs) <= MAX_READS
         && nonempty > 0
         && longest <= MAX_LEN
