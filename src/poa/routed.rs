@@ -85,6 +85,18 @@ fn config_for(matrix: &ScoreMatrix, global: bool) -> Option<Arc<BatchConfig>> {
     })
 }
 
+/// Whether BOA calls are offered to the devices at all:
+/// `SEQSHIM_POA_TRANSPARENT=1` turns it on. Off by default: on a 16-core
+/// H200 host the routed path measured 0.85–1.15× the CPU path (three of six
+/// cells slower, BENCHMARKS.md), and offering calls starts the POA devices,
+/// whose lanes are reserved up front. The batch API is not affected.
+fn enabled() -> bool {
+    static ON: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
+    *ON.get_or_init(|| {
+        crate::engine::config::get().setting::<bool>("SEQSHIM_POA_TRANSPARENT") == Some(true)
+    })
+}
+
 /// Offers one window to the devices. `cost` is [`window_cost`] of the
 /// window; `reads` gives the reads' symbol codes, in the call's order, or
 /// `None` when the call is not a plain window (its sequences are not
@@ -99,6 +111,9 @@ pub fn build_on_device(
     #[cfg(test)]
     if let Some(device) = tests::FORCE.with(std::cell::Cell::get) {
         return forced(device, cost, matrix, global, reads);
+    }
+    if !enabled() {
+        return Offer::Here(Timing::Untimed);
     }
     let placed = family::place::<Poa>(cost, || {
         let config = config_for(matrix, global)?;
