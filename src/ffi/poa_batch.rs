@@ -557,6 +557,32 @@ pub unsafe extern "C" fn seqshim_poa_consensus_many(
     })
 }
 
+/// Where the windows of `seqshim_poa_batch_run` (and
+/// `seqshim_poa_consensus_many`) ran so far in this process: `*on_gpu` on
+/// a GPU, `*on_cpu` on the CPU pool (either pointer may be null; a window
+/// a GPU gave back counts as on the CPU). Returns the number of GPUs POA
+/// uses: 0 when no GPU is in use (`seqshim_backend_info` says why) or the
+/// POA kernel is unavailable on every GPU.
+///
+/// # Safety
+/// `on_gpu` and `on_cpu` must each be null or valid for one write.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn seqshim_poa_routing(on_gpu: *mut u64, on_cpu: *mut u64) -> i32 {
+    ffi_guard!({
+        let (gpu, cpu, devices) = crate::poa::routing::window_routing();
+        // SAFETY: each pointer is null or valid for one write per the contract.
+        unsafe {
+            if let Some(out) = on_gpu.as_mut() {
+                *out = gpu;
+            }
+            if let Some(out) = on_cpu.as_mut() {
+                *out = cpu;
+            }
+        }
+        i32::try_from(devices.len()).unwrap_or(i32::MAX)
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -623,30 +649,4 @@ mod tests {
             seqshim_poa_batch_destroy(b);
         }
     }
-}
-
-/// Where the windows of `seqshim_poa_batch_run` (and
-/// `seqshim_poa_consensus_many`) ran so far in this process: `*on_gpu` on
-/// a GPU, `*on_cpu` on the CPU pool (either pointer may be null; a window
-/// a GPU gave back counts as on the CPU). Returns the number of GPUs POA
-/// uses: 0 when no GPU is in use (`seqshim_backend_info` says why) or the
-/// POA kernel is unavailable on every GPU.
-///
-/// # Safety
-/// `on_gpu` and `on_cpu` must each be null or valid for one write.
-#[unsafe(no_mangle)]
-pub unsafe extern "C" fn seqshim_poa_routing(on_gpu: *mut u64, on_cpu: *mut u64) -> i32 {
-    ffi_guard!({
-        let (gpu, cpu, devices) = crate::poa::routing::window_routing();
-        // SAFETY: each pointer is null or valid for one write per the contract.
-        unsafe {
-            if let Some(out) = on_gpu.as_mut() {
-                *out = gpu;
-            }
-            if let Some(out) = on_cpu.as_mut() {
-                *out = cpu;
-            }
-        }
-        i32::try_from(devices.len()).unwrap_or(i32::MAX)
-    })
 }
