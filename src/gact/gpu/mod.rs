@@ -62,39 +62,15 @@ impl TileRunner {
         let source = device::kernel_source(KERNEL)?;
         let fill = gpu.kernel(source, "seqshim_gact_fill")?;
         let trace = gpu.kernel(source, "seqshim_gact_trace")?;
-        // What this process's device-memory budget has left (its share of
-        // the GPU, `SEQSHIM_GPU_MEMORY`), not all free memory: processes
-        // sharing the GPU each keep to theirs.
-        let free = gpu.ledger().available();
-        let mut lane = (free / 5).min(MAX_LANE);
-        let mut lanes = [gpu.arena(0), gpu.arena(1)];
-        // A busy device may refuse the first size; settle for less.
-        loop {
-            if lane < MIN_LANE {
-                return Err(DeviceError(format!(
-                    "only {} MiB of this process's device-memory budget left for GACT",
-                    free >> 20
-                )));
-            }
-            let host = lane / HOST_SHARE;
-            match lanes
-                .iter_mut()
-                .try_for_each(|a| a.reserve_split(lane, host))
-            {
-                Ok(()) => break,
-                Err(e) => {
-                    crate::log_debug!("GACT lanes of {lane} bytes refused ({e}); halving");
-                    lanes = [gpu.arena(0), gpu.arena(1)];
-                    lane /= 2;
-                }
-            }
-        }
-        crate::log_info!(
-            "GACT: GPU {} reserved 2 lanes of {} MiB ({} MiB pinned each)",
-            gpu.info().ordinal,
-            lanes[0].capacity() >> 20,
-            lanes[0].host_capacity() >> 20
-        );
+        let lanes = device::lanes::reserve_two(
+            &gpu,
+            "GACT",
+            device::lanes::LaneSizes {
+                most: MAX_LANE,
+                least: MIN_LANE,
+                host_share: HOST_SHARE,
+            },
+        )?;
         Ok(TileRunner {
             gpu,
             fill,
@@ -117,15 +93,8 @@ impl TileRunner {
     }
 
     fn rooms(&self) -> (usize, usize) {
-        let device = self.lanes.iter().map(Arena::capacity).min().unwrap_or(0);
-        let host = self
-            .lanes
-            .iter()
-            .map(Arena::host_capacity)
-            .min()
-            .unwrap_or(0);
         // Room for the 128-byte alignment of the image's parts.
-        (device.saturating_sub(1024), host.saturating_sub(1024))
+        device::lanes::rooms(&self.lanes, 1024)
     }
 
     /// Splits the batch into launches that fit a lane and runs them,

@@ -75,37 +75,15 @@ impl WindowRunner {
     pub fn new(gpu: Arc<Gpu>) -> Result<Self, DeviceError> {
         let source = device::kernel_source(KERNEL)?;
         let kernel = gpu.kernel(source, "seqshim_poa_windows")?;
-        // What this process's device-memory budget has left, not all free
-        // memory: processes sharing the GPU each keep to theirs.
-        let free = gpu.ledger().available();
-        let mut lane = (free / 5).min(MAX_LANE);
-        let mut lanes = [gpu.arena(0), gpu.arena(1)];
-        loop {
-            if lane < MIN_LANE {
-                return Err(DeviceError(format!(
-                    "only {} MiB of this process's device-memory budget left for POA",
-                    free >> 20
-                )));
-            }
-            let host = lane / HOST_SHARE;
-            match lanes
-                .iter_mut()
-                .try_for_each(|a| a.reserve_split(lane, host))
-            {
-                Ok(()) => break,
-                Err(e) => {
-                    crate::log_debug!("POA lanes of {lane} bytes refused ({e}); halving");
-                    lanes = [gpu.arena(0), gpu.arena(1)];
-                    lane /= 2;
-                }
-            }
-        }
-        crate::log_info!(
-            "POA: GPU {} reserved 2 lanes of {} MiB ({} MiB pinned each)",
-            gpu.info().ordinal,
-            lanes[0].capacity() >> 20,
-            lanes[0].host_capacity() >> 20
-        );
+        let lanes = device::lanes::reserve_two(
+            &gpu,
+            "POA",
+            device::lanes::LaneSizes {
+                most: MAX_LANE,
+                least: MIN_LANE,
+                host_share: HOST_SHARE,
+            },
+        )?;
         Ok(WindowRunner {
             gpu,
             kernel,
@@ -127,14 +105,8 @@ impl WindowRunner {
     }
 
     fn rooms(&self) -> (usize, usize) {
-        let device = self.lanes.iter().map(Arena::capacity).min().unwrap_or(0);
-        let host = self
-            .lanes
-            .iter()
-            .map(Arena::host_capacity)
-            .min()
-            .unwrap_or(0);
-        (device.saturating_sub(1024), host.saturating_sub(1024))
+        // Room for the 128-byte alignment of the image's parts.
+        device::lanes::rooms(&self.lanes, 1024)
     }
 
     /// Runs the windows in launches that fit a lane, alternating lanes so
