@@ -1,6 +1,6 @@
-//! EC as two families of the engine, one per mode, and how a bulk call
-//! (a `runTest` launch, a batch, a file) is split between the CPU pool and
-//! the GPUs.
+//! EC as three families of the engine (exact-v1 correction, default-mode
+//! correction, default-mode counting), and how a bulk call (a `runTest`
+//! launch, a batch, a file) is split between the CPU pool and the GPUs.
 //!
 //! A job is a chunk of reads of one call. exact-v1's launch is one grid over
 //! every record, but every record is processed alone: only the grid's extra
@@ -365,8 +365,9 @@ impl Family for EcCount {
 }
 
 /// Starts the default-mode families' devices in the background (once) for
-/// a run about to read a file of `reads` reads or more: they come up while
-/// the file is read, so counting and correction find them ready.
+/// a run about to read a file of about `reads_hint` reads, when that is a
+/// bulk call: they come up while the file is read, so counting and
+/// correction find them ready.
 pub(crate) fn prepare_devices(reads_hint: usize) {
     let strict = crate::engine::config::get().strict;
     if family::devices_possible() && (reads_hint >= BULK_MIN_READS || strict) {
