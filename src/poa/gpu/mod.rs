@@ -25,8 +25,10 @@ pub(crate) use layout::{MAX_LEN, MAX_READS};
 /// The kernel file, `kernels/poa.cu`.
 const KERNEL: &str = <super::Poa as crate::engine::family::Family>::KERNEL;
 /// Largest lane. A 32-read window of 255 bases takes about 2 MiB on the
-/// device, a CONSENT 500-base window about 10 MiB.
-const MAX_LANE: usize = 8 << 30;
+/// device, a CONSENT 500-base window about 10 MiB: a 4 GiB lane holds a
+/// launch of about 400 of those, and the lanes take what an 80 GB GPU's
+/// default share gives them anyway (a fifth each of a quarter).
+const MAX_LANE: usize = 4 << 30;
 /// Smallest lane worth a runner.
 const MIN_LANE: usize = 64 << 20;
 /// Share of a lane mirrored in pinned host memory: codes up and final
