@@ -14,12 +14,13 @@
 //! the rest goes to the GPUs a few chunks at a time. A smaller call never
 //! starts them (a launch's start-up would cost more than the call).
 
+use std::collections::VecDeque;
 use std::ops::Range;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 
 use crate::engine::device::{DeviceError, Gpu};
-use crate::engine::family::{self, Family};
+use crate::engine::family::{self, Bulk, Family};
 use crate::engine::scheduler::{BatchRunner, Job, Queued};
 
 use super::bloom_v1::BloomTableV1;
@@ -36,7 +37,8 @@ use super::params::Params;
 /// sooner than a GPU starts (milliseconds of work). A larger call that the
 /// CPU pool finishes before they are up only leaves them ready for the next.
 pub const BULK_MIN_READS: usize = 1 << 14;
-/// Reads of a chunk the CPU pool takes while the devices start.
+/// Reads of the first chunk the CPU pool takes while the devices start
+/// (each next one is twice as large).
 const CPU_CHUNK_READS: usize = 1 << 14;
 /// Reads of a GPU chunk (one launch): about a wave of threads on a large GPU.
 const GPU_CHUNK_READS: usize = 1 << 18;
@@ -394,7 +396,9 @@ pub(crate) fn count_solid_on_gpu(reads: &[&[u8]], params: &Params) -> Option<Sol
     if windows >= u64::from(u32::MAX) || bytes >= u32::MAX as usize {
         return None;
     }
-    let scheduler = family::bulk::<EcCount>(bytes as u64)?;
+    let Bulk::Devices(scheduler) = family::bulk::<EcCount>(bytes as u64) else {
+        return None;
+    };
     let job = CountJob::new(reads, params.k, params.min_mult).ok()?;
     let handed = scheduler.queue_many(vec![job]).pop()?.ok()?;
     let codes = handed.wait().ok()??;
@@ -427,50 +431,55 @@ fn run_chunks<F: Family>(
         run_here(0..reads);
         return;
     }
+    // While the devices start, the CPU pool takes chunks that double in
+    // size (few pauses of the pool between them, and few chunks even if
+    // the devices never come).
     let mut next = 0;
-    while next < reads {
-        let Some(scheduler) = family::bulk::<F>(cost) else {
-            let end = (next + CPU_CHUNK_READS).min(reads);
-            run_here(next..end);
-            next = end;
-            continue;
-        };
-        let chunks: Vec<Range<usize>> = (next..reads)
-            .step_by(GPU_CHUNK_READS)
-            .map(|s| s..(s + GPU_CHUNK_READS).min(reads))
-            .collect();
-        crate::log_info!(
-            "{}: {} reads in {} chunks to {} device(s)",
-            F::NAME,
-            reads - next,
-            chunks.len(),
-            scheduler.devices().len()
-        );
-        let mut queued: std::collections::VecDeque<(Range<usize>, Handed<F::Job>)> =
-            Default::default();
-        let mut pending = chunks.into_iter();
-        loop {
-            while queued.len() < IN_FLIGHT {
-                let Some(range) = pending.next() else { break };
-                let job = make_job(range.clone());
-                let handed = scheduler.queue_many(vec![job]).pop();
-                match handed {
-                    Some(h) => queued.push_back((range, h)),
-                    None => run_here(range),
-                }
+    let mut cpu_chunk = CPU_CHUNK_READS;
+    let scheduler = loop {
+        match family::bulk::<F>(cost) {
+            Bulk::Devices(scheduler) => break scheduler,
+            Bulk::Starting if next < reads => {
+                let end = (next + cpu_chunk).min(reads);
+                run_here(next..end);
+                next = end;
+                cpu_chunk *= 2;
             }
-            let Some((range, handed)) = queued.pop_front() else {
-                break;
-            };
-            match handed.map_err(drop).and_then(|q| q.wait().map_err(drop)) {
-                Ok(out) => {
-                    READS_ON_GPU.fetch_add(range.len() as u64, Ordering::Relaxed);
-                    take(range, out)
-                }
-                Err(()) => run_here(range),
+            _ => {
+                run_here(next..reads);
+                return;
             }
         }
-        return;
+    };
+    let mut pending = (next..reads)
+        .step_by(GPU_CHUNK_READS)
+        .map(|s| s..(s + GPU_CHUNK_READS).min(reads));
+    crate::log_info!(
+        "{}: {} reads in {} chunks to {} device(s)",
+        F::NAME,
+        reads - next,
+        pending.len(),
+        scheduler.devices().len()
+    );
+    let mut queued: VecDeque<(Range<usize>, Handed<F::Job>)> = VecDeque::new();
+    loop {
+        while queued.len() < IN_FLIGHT {
+            let Some(range) = pending.next() else { break };
+            match scheduler.queue_many(vec![make_job(range.clone())]).pop() {
+                Some(handed) => queued.push_back((range, handed)),
+                None => run_here(range),
+            }
+        }
+        let Some((range, handed)) = queued.pop_front() else {
+            return;
+        };
+        match handed.map_err(drop).and_then(|q| q.wait().map_err(drop)) {
+            Ok(out) => {
+                READS_ON_GPU.fetch_add(range.len() as u64, Ordering::Relaxed);
+                take(range, out)
+            }
+            Err(()) => run_here(range),
+        }
     }
 }
 

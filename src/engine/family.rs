@@ -242,14 +242,25 @@ fn started_or_starting<F: Family>(cost: u64) -> Started<F::Job> {
     Started::NotYet(&slot.before_start)
 }
 
-/// For bulk work (one call the caller knows is large: a file, a whole
-/// batch, split into chunks by the family): the family's scheduler once it
-/// is up with devices. Otherwise `None`, and the devices start on a thread
-/// of their own (once) while the caller works through its first chunks on
-/// the CPU pool; strict mode, the CPU backend and unit tests start them here.
-pub fn bulk<F: Family>(cost: u64) -> Option<&'static Scheduler<F::Job>> {
+/// Where a family's bulk work (one call the caller knows is large: a
+/// file, a whole batch, split into chunks by the family) can go now.
+pub enum Bulk<J: Job> {
+    /// To these devices.
+    Devices(&'static Scheduler<J>),
+    /// Nowhere yet: the devices are starting on a thread of their own;
+    /// work through a chunk on the CPU pool and ask again.
+    Starting,
+    /// The CPU pool only: this process has no device for the family.
+    CpuOnly,
+}
+
+/// Where the family's bulk work can go. The first ask starts the devices on
+/// a thread of its own (once), so the caller works through its first chunks
+/// on the CPU pool meanwhile; strict mode, the CPU backend and unit tests
+/// start them here.
+pub fn bulk<F: Family>(cost: u64) -> Bulk<F::Job> {
     if !devices_possible() {
-        return None;
+        return Bulk::CpuOnly;
     }
     let scheduler = match slot::<F>().scheduler.get() {
         Some(started) => started,
@@ -263,11 +274,15 @@ pub fn bulk<F: Family>(cost: u64) -> Option<&'static Scheduler<F::Job>> {
             {
                 scheduler::<F>()
             } else {
-                return None;
+                return Bulk::Starting;
             }
         }
     };
-    scheduler.has_devices().then_some(scheduler)
+    if scheduler.has_devices() {
+        Bulk::Devices(scheduler)
+    } else {
+        Bulk::CpuOnly
+    }
 }
 
 /// Starts the family's scheduler on a thread of its own, once.
