@@ -70,6 +70,27 @@ pub trait BatchRunner<J: Job>: Send + 'static {
     fn run_batch(&mut self, jobs: &[J]) -> Result<Vec<Option<J::Output>>, String>;
 }
 
+/// Batches a device runner fails on purpose, as a failing device would, so
+/// that tests can watch their jobs rerun on the CPU.
+#[derive(Debug, Default)]
+pub struct InjectedFailures(u32);
+
+impl InjectedFailures {
+    /// Makes the next `batches` batches fail.
+    pub fn set(&mut self, batches: u32) {
+        self.0 = batches;
+    }
+
+    /// Call first in `run_batch`: an error while failures are pending.
+    pub fn take(&mut self, family: &str) -> Result<(), String> {
+        if self.0 == 0 {
+            return Ok(());
+        }
+        self.0 -= 1;
+        Err(format!("{family}: injected device failure"))
+    }
+}
+
 /// Why a job has no result. Only produced in strict mode, where falling back
 /// to the CPU is an error instead of a rescue.
 #[derive(Clone, Debug, PartialEq, Eq)]

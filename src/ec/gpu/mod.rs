@@ -18,7 +18,7 @@ pub use table::ProbeTable;
 
 use super::family::{CountJob, DefaultChunk, DefaultChunkOut, V1Chunk, V1ChunkOut};
 use crate::engine::device::{self, Arena, DeviceError, Gpu, Kernel};
-use crate::engine::scheduler::BatchRunner;
+use crate::engine::scheduler::{BatchRunner, InjectedFailures};
 use layout::{Image, KernelName, table_bytes, u32_of};
 
 /// Threads per block: one read each, about 1.8 KB of local arrays apiece.
@@ -40,8 +40,7 @@ pub struct EcRunner {
     arena: Arena,
     loaded: Loaded,
     launches: u64,
-    /// Batches still to fail on purpose (tests of the CPU rescue).
-    failures_to_inject: u32,
+    failures: InjectedFailures,
 }
 
 impl EcRunner {
@@ -57,7 +56,7 @@ impl EcRunner {
             arena,
             loaded: Loaded::None,
             launches: 0,
-            failures_to_inject: 0,
+            failures: InjectedFailures::default(),
         })
     }
 
@@ -68,15 +67,7 @@ impl EcRunner {
 
     /// Makes the next `batches` batches fail as a failing device would.
     pub fn inject_failures(&mut self, batches: u32) {
-        self.failures_to_inject = batches;
-    }
-
-    fn injected_failure(&mut self) -> Result<(), String> {
-        if self.failures_to_inject > 0 {
-            self.failures_to_inject -= 1;
-            return Err("EC: injected device failure".into());
-        }
-        Ok(())
+        self.failures.set(batches);
     }
 
     /// Makes room for `bytes` (all of them mirrored on the host); a buffer
@@ -183,7 +174,7 @@ impl BatchRunner<V1Chunk> for V1Runner {
         self.0.max_cost()
     }
     fn run_batch(&mut self, jobs: &[V1Chunk]) -> Result<Vec<Option<V1ChunkOut>>, String> {
-        self.0.injected_failure()?;
+        self.0.failures.take("EC")?;
         jobs.iter()
             .map(|job| self.0.run_v1(job).map(Some).map_err(|e| e.to_string()))
             .collect()
@@ -201,7 +192,7 @@ impl BatchRunner<DefaultChunk> for DefaultRunner {
         self.0.max_cost()
     }
     fn run_batch(&mut self, jobs: &[DefaultChunk]) -> Result<Vec<Option<DefaultChunkOut>>, String> {
-        self.0.injected_failure()?;
+        self.0.failures.take("EC")?;
         jobs.iter()
             .map(|job| self.0.run_default(job).map(Some).map_err(|e| e.to_string()))
             .collect()

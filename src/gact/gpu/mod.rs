@@ -18,7 +18,7 @@ use std::sync::Arc;
 
 use super::{GactError, TileJob, TileResult};
 use crate::engine::device::{self, Arena, Arg, DeviceError, Gpu, Kernel};
-use crate::engine::scheduler::BatchRunner;
+use crate::engine::scheduler::{BatchRunner, InjectedFailures};
 use layout::{Layout, tile_bytes};
 
 /// The kernel file, `kernels/gact.cu`.
@@ -51,8 +51,7 @@ pub struct TileRunner {
     trace: Kernel,
     lanes: [Arena; 2],
     launches: u64,
-    /// Batches still to fail on purpose (tests of the CPU rescue).
-    failures_to_inject: u32,
+    failures: InjectedFailures,
 }
 
 impl TileRunner {
@@ -77,7 +76,7 @@ impl TileRunner {
             trace,
             lanes,
             launches: 0,
-            failures_to_inject: 0,
+            failures: InjectedFailures::default(),
         })
     }
 
@@ -89,7 +88,7 @@ impl TileRunner {
     /// Makes the next `batches` batches fail as a failing device would, so
     /// that tests can watch their tiles rerun on the CPU.
     pub fn inject_failures(&mut self, batches: u32) {
-        self.failures_to_inject = batches;
+        self.failures.set(batches);
     }
 
     fn rooms(&self) -> (usize, usize) {
@@ -232,10 +231,7 @@ impl BatchRunner<TileJob> for TileRunner {
     }
 
     fn run_batch(&mut self, jobs: &[TileJob]) -> Result<Vec<Option<TileOutput>>, String> {
-        if self.failures_to_inject > 0 {
-            self.failures_to_inject -= 1;
-            return Err("GACT: injected device failure".into());
-        }
+        self.failures.take("GACT")?;
         self.run(jobs).map_err(|e| e.to_string())
     }
 }

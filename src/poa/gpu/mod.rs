@@ -18,7 +18,7 @@ use std::sync::Arc;
 
 use super::{ConsensusRule, WindowJob, WindowResult};
 use crate::engine::device::{self, Arena, Arg, DeviceError, Gpu, Kernel};
-use crate::engine::scheduler::BatchRunner;
+use crate::engine::scheduler::{BatchRunner, InjectedFailures};
 use layout::{Layout, Prepared};
 pub(crate) use layout::{MAX_LEN, MAX_READS};
 
@@ -67,8 +67,7 @@ pub struct WindowRunner {
     kernel: Kernel,
     lanes: [Arena; 2],
     launches: u64,
-    /// Batches still to fail on purpose (tests of the CPU rescue).
-    failures_to_inject: u32,
+    failures: InjectedFailures,
 }
 
 impl WindowRunner {
@@ -91,7 +90,7 @@ impl WindowRunner {
             kernel,
             lanes,
             launches: 0,
-            failures_to_inject: 0,
+            failures: InjectedFailures::default(),
         })
     }
 
@@ -103,7 +102,7 @@ impl WindowRunner {
     /// Makes the next `batches` batches fail as a failing device would, so
     /// that tests can watch their windows rerun on the CPU.
     pub fn inject_failures(&mut self, batches: u32) {
-        self.failures_to_inject = batches;
+        self.failures.set(batches);
     }
 
     fn rooms(&self) -> (usize, usize) {
@@ -303,10 +302,7 @@ impl BatchRunner<WindowJob> for WindowRunner {
     }
 
     fn run_batch(&mut self, jobs: &[WindowJob]) -> Result<Vec<Option<WindowResult>>, String> {
-        if self.failures_to_inject > 0 {
-            self.failures_to_inject -= 1;
-            return Err("POA: injected device failure".into());
-        }
+        self.failures.take("POA")?;
         self.run(jobs).map_err(|e| e.to_string())
     }
 }
