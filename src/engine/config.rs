@@ -7,6 +7,7 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 use super::device::budget::GpuMemory;
+use super::device::faults::FaultPlan;
 
 /// Which processor runs the work.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -50,6 +51,9 @@ pub struct Config {
     /// (`SEQSHIM_GPU_MEMORY`); `None` means the default share
     /// ([`crate::engine::device::budget::default_cap`]).
     pub gpu_memory: Option<GpuMemory>,
+    /// Device operations that fail on purpose (`SEQSHIM_DEBUG_FAULTS`), for
+    /// tests of the CPU rescue; empty unless set.
+    pub faults: FaultPlan,
     /// Every `SEQSHIM_*` variable as set, for the families' own settings
     /// ([`Config::setting`]), so that the environment is read once, here.
     pub settings: Vec<(String, String)>,
@@ -69,6 +73,7 @@ impl Default for Config {
             batch_linger: Duration::ZERO,
             routing: super::scheduler::Routing::Cost,
             gpu_memory: None,
+            faults: FaultPlan::default(),
             settings: Vec::new(),
             warnings: Vec::new(),
         }
@@ -247,6 +252,16 @@ impl Config {
                     "SEQSHIM_GPU_MEMORY",
                     &value,
                     "bytes with an optional K, M, G or T suffix (e.g. 6G), or a share of the GPU such as 25%",
+                ),
+            }
+        }
+        if let Some(value) = lookup("SEQSHIM_DEBUG_FAULTS") {
+            match FaultPlan::parse(&value) {
+                Some(plan) => config.faults = plan,
+                None => bad(
+                    "SEQSHIM_DEBUG_FAULTS",
+                    &value,
+                    "rules such as launch@2, copy%5 or lost@40 (operations: open, alloc, copy, launch, sync, lost)",
                 ),
             }
         }

@@ -8,6 +8,7 @@ use std::time::Instant;
 use cudarc::driver::{CudaSlice, CudaStream, LaunchConfig, PinnedHostSlice, PushKernelArg};
 
 use super::context::{err, shielded};
+use super::faults::{self, Op};
 use super::{DeviceError, Gpu, Kernel, STREAMS};
 
 impl Gpu {
@@ -127,6 +128,7 @@ impl Arena {
             return Ok(());
         }
         self.synchronize()?;
+        faults::check(Op::Alloc)?;
         let grown = |want: usize, have: usize, limit: usize| {
             let least = want.next_multiple_of(1 << 16);
             (
@@ -343,7 +345,7 @@ impl Arena {
                     .synchronize()
                     .map_err(|e| err("kernel or copy failed", e))
             });
-            if let Err(e) = outcome {
+            if let Err(e) = outcome.and_then(|()| faults::check(Op::Sync)) {
                 // The stream's work cannot be trusted past a failure.
                 let _ = self.synchronize();
                 return Err(e);
@@ -379,6 +381,7 @@ impl Arena {
     /// Queues a copy of `range` of the staging buffer to the same range on
     /// the device.
     pub fn upload(&mut self, range: std::ops::Range<usize>) -> Result<(), DeviceError> {
+        faults::check(Op::Copy)?;
         let (host, len) = self.host_range(&range)?;
         let dst = self.base + range.start as u64;
         let stream = self.stream.cu_stream();
@@ -402,6 +405,7 @@ impl Arena {
     /// Queues a copy of `range` of device memory back into the staging
     /// buffer; read it through `staging()`, which waits for it.
     pub fn download(&mut self, range: std::ops::Range<usize>) -> Result<(), DeviceError> {
+        faults::check(Op::Copy)?;
         let (host, len) = self.host_range(&range)?;
         let src = self.base + range.start as u64;
         let stream = self.stream.cu_stream();
@@ -436,6 +440,7 @@ impl Arena {
         if self.device.is_none() {
             return Err(DeviceError("arena used before reserve()".into()));
         }
+        faults::check(Op::Launch)?;
         // Materialise every pointer parameter with a stable address.
         let mut pointers: Vec<u64> = Vec::new();
         for arg in args {
@@ -509,7 +514,7 @@ impl Arena {
         self.pending = false;
         self.in_flight.clear();
         self.fences.clear();
-        outcome
+        outcome.and_then(|()| faults::check(Op::Sync))
     }
 }
 

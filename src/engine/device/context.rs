@@ -54,6 +54,7 @@ const FALLBACK_THREADS_PER_MULTIPROCESSOR: usize = 2048;
 
 impl Gpu {
     pub(super) fn open(ordinal: usize) -> Result<Gpu, DeviceError> {
+        super::faults::check(super::faults::Op::Open)?;
         shielded("opening the GPU", || {
             let ctx = CudaContext::new(ordinal).map_err(|e| err("context creation failed", e))?;
             let name = ctx.name().unwrap_or_else(|_| "unknown GPU".to_string());

@@ -28,6 +28,7 @@ use super::fork::PerProcess;
 mod arena;
 pub mod budget;
 mod context;
+pub mod faults;
 pub mod lanes;
 mod nvrtc;
 mod probe;
