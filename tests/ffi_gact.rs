@@ -280,7 +280,16 @@ fn darwin_gpu_glue(sanitize: bool) {
     let lib_flag = format!("-L{}", library_dir().display());
     let stubs = format!("-I{}", repo().join("ffi-tests/gact/darwin_gpu").display());
     let glue = format!("-I{}", repo().join("integrations/darwin-gpu").display());
-    let mut flags = vec!["-x", "c++", "-std=c++11", "-O1", "-g", "-Wall", "-Wextra", "-Werror"];
+    let mut flags = vec![
+        "-x",
+        "c++",
+        "-std=c++11",
+        "-O1",
+        "-g",
+        "-Wall",
+        "-Wextra",
+        "-Werror",
+    ];
     flags.push(&stubs);
     flags.push(&glue);
     if sanitize {
