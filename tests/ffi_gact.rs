@@ -5,7 +5,9 @@
 //! calling the single-call entries at once against a single-threaded pass;
 //! once plainly and once under ASan/UBSan. And the GPU kernel run on the
 //! host with emulated warps (ffi-tests/gact/kernel_emulation.cpp) against
-//! the CPU path.
+//! the CPU path. And the darwin-gpu glue (integrations/darwin-gpu) from a
+//! C++ program (ffi-tests/gact/darwin_gpu_glue.cpp) against the single-tile
+//! export.
 
 mod gact_support;
 mod support;
@@ -266,4 +268,63 @@ fn gact_kernel_emulated_on_the_host_equals_the_cpu_path() {
         &output,
         "emulated gact kernel: 200 tiles, 0 differ\n",
     );
+}
+
+/// The darwin-gpu glue (`integrations/darwin-gpu/seqshim_darwin_gpu.hpp`),
+/// built with stand-in headers for darwin-gpu's types
+/// (`ffi-tests/gact/darwin_gpu/`): random batches through `GPU_init` /
+/// `Align_Batch_GPU` / `GPU_close`, every slot against
+/// `seqshim_gact_align_tile`, and darwin-gpu's CPU `AlignWithBT` likewise;
+/// once plainly and once under ASan/UBSan.
+fn darwin_gpu_glue(sanitize: bool) {
+    let lib_flag = format!("-L{}", library_dir().display());
+    let stubs = format!("-I{}", repo().join("ffi-tests/gact/darwin_gpu").display());
+    let glue = format!("-I{}", repo().join("integrations/darwin-gpu").display());
+    let mut flags = vec![
+        "-x",
+        "c++",
+        "-std=c++11",
+        "-O1",
+        "-g",
+        "-Wall",
+        "-Wextra",
+        "-Werror",
+    ];
+    flags.push(&stubs);
+    flags.push(&glue);
+    if sanitize {
+        flags.extend_from_slice(SANITIZERS);
+    }
+    let name = format!("darwin_gpu_glue{}", if sanitize { "_asan" } else { "" });
+    let exe = compile_c(
+        &name,
+        &[repo().join("ffi-tests/gact/darwin_gpu_glue.cpp")],
+        &flags,
+        &[&lib_flag, "-lseqshim", "-lstdc++", "-lpthread"],
+    );
+    let lib = lib_path_env(&library_dir());
+    let mut env = vec![
+        ("LD_LIBRARY_PATH", lib.as_str()),
+        ("SEQSHIM_BACKEND", "cpu"),
+    ];
+    if sanitize {
+        env.push(("ASAN_OPTIONS", "detect_leaks=1"));
+    }
+    let output = run(&exe, &env);
+    assert_output(
+        &format!("darwin-gpu glue (sanitizers: {sanitize})"),
+        &output,
+        "darwin-gpu glue: 1347 tiles (189 idle slots), 0 differ; \
+         AlignWithBT: 300 tiles, 0 differ\n",
+    );
+}
+
+#[test]
+fn darwin_gpu_glue_client() {
+    darwin_gpu_glue(false);
+}
+
+#[test]
+fn darwin_gpu_glue_client_sanitized() {
+    darwin_gpu_glue(true);
 }
