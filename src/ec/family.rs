@@ -400,8 +400,18 @@ pub(crate) fn count_solid_on_gpu(reads: &[&[u8]], params: &Params) -> Option<Sol
         return None;
     };
     let job = CountJob::new(reads, params.k, params.min_mult).ok()?;
-    let handed = scheduler.queue_many(vec![job]).pop()?.ok()?;
-    let codes = handed.wait().ok()??;
+    let Some(Ok(handed)) = scheduler.queue_many(vec![job]).pop() else {
+        return None;
+    };
+    let codes = match handed.wait() {
+        Ok(Some(codes)) => codes,
+        // The runner logged why (a table too small for this spectrum).
+        Ok(None) => return None,
+        Err(e) => {
+            crate::log_warn!("EC counting on the GPU failed ({e}); counting on the CPU");
+            return None;
+        }
+    };
     crate::log_info!(
         "EC counting: {} reads counted on a GPU, {} solid k-mers",
         reads.len(),
