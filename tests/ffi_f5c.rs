@@ -293,7 +293,16 @@ fn f5c_batch_glue_defines_the_cuda_entries_and_aligns_a_batch() {
     let compile = |source: PathBuf, object: &str| -> PathBuf {
         let object = work_dir().join(object);
         let status = std::process::Command::new(cxx.path())
-            .args(["-x", "c++", "-std=c++11", "-Wall", "-Wextra", "-Werror", "-O1", "-g"])
+            .args([
+                "-x",
+                "c++",
+                "-std=c++11",
+                "-Wall",
+                "-Wextra",
+                "-Werror",
+                "-O1",
+                "-g",
+            ])
             .arg("-DHAVE_CUDA=1")
             .arg(&shaped)
             .arg(&include)
@@ -303,7 +312,11 @@ fn f5c_batch_glue_defines_the_cuda_entries_and_aligns_a_batch() {
             .arg(&object)
             .status()
             .expect("run the C++ compiler");
-        assert!(status.success(), "{} does not compile as C++", source.display());
+        assert!(
+            status.success(),
+            "{} does not compile as C++",
+            source.display()
+        );
         object
     };
     let glue = compile(
@@ -342,7 +355,10 @@ fn f5c_batch_glue_defines_the_cuda_entries_and_aligns_a_batch() {
     let lib = lib_path_env(&library_dir());
     let output = run(
         &exe,
-        &[("LD_LIBRARY_PATH", lib.as_str()), ("SEQSHIM_BACKEND", "cpu")],
+        &[
+            ("LD_LIBRARY_PATH", lib.as_str()),
+            ("SEQSHIM_BACKEND", "cpu"),
+        ],
     );
     assert_output(
         "batch glue driver",
