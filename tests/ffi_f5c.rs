@@ -270,3 +270,99 @@ fn f5c_glue_defines_f5c_symbols() {
         "glue: f5c names forward to seqshim\n",
     );
 }
+
+/// The batch-boundary glue in integrations/f5c/, compiled as f5c's GPU build
+/// compiles its host code (C++, -DHAVE_CUDA=1) against f5c-shaped
+/// declarations, defines f5c's init_cuda / align_cuda / free_cuda; a driver
+/// calls them as f5c does and gets, for every read of a batch, the pairs
+/// f5c's align_single() would give (0 for the reads f5c leaves unaligned).
+#[test]
+fn f5c_batch_glue_defines_the_cuda_entries_and_aligns_a_batch() {
+    let target = env!("SEQSHIM_BUILD_TARGET");
+    let cxx = cc::Build::new()
+        .cpp(true)
+        .cargo_metadata(false)
+        .cargo_warnings(false)
+        .emit_rerun_if_env_changed(false)
+        .target(target)
+        .host(target)
+        .opt_level(1)
+        .get_compiler();
+    let include = format!("-I{}", repo().join("include").display());
+    let shaped = format!("-I{}", repo().join("ffi-tests/f5c/f5c_shaped").display());
+    let compile = |source: PathBuf, object: &str| -> PathBuf {
+        let object = work_dir().join(object);
+        let status = std::process::Command::new(cxx.path())
+            .args([
+                "-x",
+                "c++",
+                "-std=c++11",
+                "-Wall",
+                "-Wextra",
+                "-Werror",
+                "-O1",
+                "-g",
+            ])
+            .arg("-DHAVE_CUDA=1")
+            .arg(&shaped)
+            .arg(&include)
+            .arg("-c")
+            .arg(&source)
+            .arg("-o")
+            .arg(&object)
+            .status()
+            .expect("run the C++ compiler");
+        assert!(
+            status.success(),
+            "{} does not compile as C++",
+            source.display()
+        );
+        object
+    };
+    let glue = compile(
+        repo().join("integrations/f5c/seqshim_f5c_batch_glue.c"),
+        "seqshim_f5c_batch_glue.o",
+    );
+    let driver = compile(
+        repo().join("ffi-tests/f5c/batch_glue_driver.cc"),
+        "f5c_batch_glue_driver.o",
+    );
+    let nm = std::process::Command::new("nm")
+        .arg(&glue)
+        .output()
+        .expect("run nm");
+    let symbols = String::from_utf8_lossy(&nm.stdout);
+    for name in [
+        "_Z9init_cudaP6core_t",
+        "_Z9free_cudaP6core_t",
+        "_Z10align_cudaP6core_tP4db_t",
+    ] {
+        assert!(
+            symbols.contains(&format!(" T {name}")),
+            "{name} missing:\n{symbols}"
+        );
+    }
+    let exe = work_dir().join("f5c_batch_glue_driver");
+    let status = std::process::Command::new(cxx.path())
+        .arg(&glue)
+        .arg(&driver)
+        .arg(format!("-L{}", library_dir().display()))
+        .args(["-lseqshim", "-lm", "-o"])
+        .arg(&exe)
+        .status()
+        .expect("link the batch glue driver");
+    assert!(status.success(), "the batch glue driver does not link");
+    let lib = lib_path_env(&library_dir());
+    let output = run(
+        &exe,
+        &[
+            ("LD_LIBRARY_PATH", lib.as_str()),
+            ("SEQSHIM_BACKEND", "cpu"),
+        ],
+    );
+    assert_output(
+        "batch glue driver",
+        &output,
+        "batch glue: align_cuda gives align_single's pairs\n",
+    );
+}
