@@ -115,6 +115,26 @@ fn run_with_arg(
     cmd.output().expect("run cudaec_client")
 }
 
+/// The client on the edge fixture (or its own bad-input checks) under
+/// valgrind's memcheck.
+#[test]
+fn c_client_under_memcheck() {
+    let exe = build(false);
+    let lib = lib_path_env(&library_dir());
+    let folder = edge_folder("memcheck");
+    let scratch = work_dir().join("cudaec-scratch-memcheck");
+    std::fs::create_dir_all(&scratch).unwrap();
+    let arg = folder.as_deref().unwrap_or(&scratch).display().to_string();
+    if let Some(output) = memcheck(&exe, &[&arg], &[("LD_LIBRARY_PATH", lib.as_str())]) {
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert!(
+            output.status.success(),
+            "cudaec_client (memcheck): {:?}\n{stderr}",
+            output.status
+        );
+    }
+}
+
 #[test]
 fn c_client_plain() {
     check(false);

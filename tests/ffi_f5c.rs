@@ -196,6 +196,21 @@ fn argument_checks_with_sanitizers() {
     check_arguments(true);
 }
 
+/// The argument checks under valgrind's memcheck.
+#[test]
+fn argument_checks_under_memcheck() {
+    let exe = build(false);
+    let env = env_for(false);
+    let env: Vec<(&str, &str)> = env.iter().map(|(k, v)| (*k, v.as_str())).collect();
+    if let Some(output) = memcheck(&exe, &[], &env) {
+        assert_output(
+            "f5c_client argument checks (memcheck)",
+            &output,
+            &expected("f5c_client.args.txt"),
+        );
+    }
+}
+
 #[test]
 fn fixture_pairs_batch_and_threads() {
     check_fixture(false, 8);

@@ -182,6 +182,26 @@ fn gact_c_client() {
     check(false);
 }
 
+/// The client's own checks (bad input, generated tiles, threads) under
+/// valgrind's memcheck.
+#[test]
+fn gact_c_client_under_memcheck() {
+    let exe = build(false);
+    let lib = lib_path_env(&library_dir());
+    let env = [
+        ("LD_LIBRARY_PATH", lib.as_str()),
+        ("SEQSHIM_BACKEND", "cpu"),
+    ];
+    if let Some(output) = memcheck(&exe, &[], &env) {
+        assert_output(
+            "gact_client (memcheck)",
+            &output,
+            "bad input: ok\ngenerated: 200 tiles, 200 batch results equal\n\
+             threads: 16 threads x (48 tiles + 6 extensions), 0 differ from one thread\n",
+        );
+    }
+}
+
 #[test]
 fn gact_c_client_sanitized() {
     check(true);

@@ -58,6 +58,25 @@ fn linked() {
     check("linked", false);
 }
 
+/// The linked program under valgrind's memcheck: the same output, no
+/// invalid access, no definitely lost block.
+#[test]
+fn linked_under_memcheck() {
+    let exe = build("linked", false);
+    let lib = lib_path_env(&library_dir());
+    let env = [
+        ("LD_LIBRARY_PATH", lib.as_str()),
+        ("SEQSHIM_BACKEND", "cpu"),
+    ];
+    if let Some(output) = memcheck(&exe, &[], &env) {
+        assert_output(
+            "linked (memcheck)",
+            &output,
+            &expected("native_api.cpu.txt"),
+        );
+    }
+}
+
 #[test]
 fn dlopen() {
     check("dlopen", false);

@@ -107,6 +107,41 @@ pub fn run(exe: &Path, env: &[(&str, &str)]) -> Output {
     cmd.output().expect("run test program")
 }
 
+/// Runs a test program under valgrind's memcheck with a clean seqshim
+/// environment plus `env`: an invalid read or write, a use of
+/// uninitialised memory or a definitely lost block makes it exit 9.
+/// `None`, after saying so, where valgrind is absent (a failure with
+/// `SEQSHIM_REQUIRE_ORACLES=1`).
+pub fn memcheck(exe: &Path, args: &[&str], env: &[(&str, &str)]) -> Option<Output> {
+    if Command::new("valgrind").arg("--version").output().is_err() {
+        assert!(
+            std::env::var("SEQSHIM_REQUIRE_ORACLES").as_deref() != Ok("1"),
+            "SEQSHIM_REQUIRE_ORACLES=1 but valgrind is missing"
+        );
+        println!("SKIPPED: valgrind not installed");
+        return None;
+    }
+    let mut cmd = Command::new("valgrind");
+    cmd.args([
+        "-q",
+        "--error-exitcode=9",
+        "--leak-check=full",
+        "--errors-for-leak-kinds=definite",
+    ])
+    .arg(exe)
+    .args(args);
+    for (key, _) in std::env::vars() {
+        if key.starts_with("SEQSHIM_") {
+            cmd.env_remove(key);
+        }
+    }
+    cmd.env("SEQSHIM_CACHE_DIR", work_dir().join("kernel-cache"));
+    for (k, v) in env {
+        cmd.env(k, v);
+    }
+    Some(cmd.output().expect("run valgrind"))
+}
+
 /// Loads an expected-output file, filling in `@VERSION@`.
 pub fn expected(name: &str) -> String {
     let text = std::fs::read_to_string(repo().join("ffi-tests/expected").join(name))
