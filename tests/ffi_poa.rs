@@ -622,6 +622,27 @@ fn abi_contracts_and_error_paths() {
     }
 }
 
+/// A window whose traceback matrix cannot be allocated (two 65,472-base
+/// reads under a 2 GiB address-space limit, which upstream's wrapping size
+/// guard lets through) gets `SEQSHIM_E_LIMIT`, and the next window of the
+/// batch is still built: the process is not aborted.
+#[test]
+fn a_window_beyond_memory_is_refused_not_aborted() {
+    let exe = build("poa_memory_limit", "memory_limit.c", false);
+    let out = Command::new(&exe)
+        .env("LD_LIBRARY_PATH", lib_env())
+        .env("SEQSHIM_BACKEND", "cpu")
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        out.status.success() && stdout == "memory limit: ok\n",
+        "{:?}\n{stdout}\n{stderr}",
+        out.status
+    );
+}
+
 /// `ERRTXT` is a 1,024-byte writable object in `.data`, as upstream's, so
 /// that copy relocations in clients built against upstream line up.
 #[test]

@@ -141,10 +141,17 @@ pub fn gap_tables(m: &ScoreMatrix, global: bool) -> GapTables {
 
 /// Aligns graph `y` onto graph `x` (`align_lpo_po` with
 /// `matrix_scoring_function`). `global` selects upstream's
-/// `use_global_alignment`.
-pub fn align_lpo_po(x: &Lpo, y: &Lpo, m: &ScoreMatrix, global: bool) -> Alignment {
+/// `use_global_alignment`. `None` when the traceback matrix (two bytes a
+/// cell, `x` × `y` cells) cannot be allocated: upstream's size guard
+/// (`POA_MAX_ALLOC`, see `build`) keeps its product in an `int`, which
+/// wraps for long reads and lets through windows no memory can hold, where
+/// upstream's allocation fails and the process ends.
+pub fn align_lpo_po(x: &Lpo, y: &Lpo, m: &ScoreMatrix, global: bool) -> Option<Alignment> {
     let lx = x.letters.len();
     let ly = y.letters.len();
+    let mut moves: Vec<[u8; 2]> = Vec::new();
+    moves.try_reserve_exact(ly.checked_mul(lx)?).ok()?;
+    moves.resize(ly * lx, [0; 2]);
     let px = Preds::build(x);
     let py = Preds::build(y);
     let t = gap_tables(m, global);
@@ -158,7 +165,6 @@ pub fn align_lpo_po(x: &Lpo, y: &Lpo, m: &ScoreMatrix, global: bool) -> Alignmen
     let w = lx + 1;
     let mut rows: Vec<Vec<Cell>> = vec![Vec::new(); ly + 1];
     let mut pool: Vec<Vec<Cell>> = Vec::new();
-    let mut moves = vec![[0u8; 2]; ly * lx];
     let mut refs_from_right = vec![0u32; ly];
     for l in &y.letters {
         for k in &l.left {
@@ -378,9 +384,9 @@ pub fn align_lpo_po(x: &Lpo, y: &Lpo, m: &ScoreMatrix, global: bool) -> Alignmen
         }
     }
 
-    Alignment {
+    Some(Alignment {
         x_to_y,
         y_to_x,
         score: best_score,
-    }
+    })
 }

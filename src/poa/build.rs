@@ -13,17 +13,19 @@ pub const POA_MAX_ALLOC: i64 = 300_000_000;
 const LETTER_BYTES: i64 = 64;
 
 /// Aligns and fuses `y` into `x` (`buildup_pairwise_lpo` without aggressive
-/// fusion). Returns the alignment score.
-pub fn buildup_pairwise(x: &mut Lpo, y: &Lpo, m: &ScoreMatrix, global: bool) -> i32 {
-    let al = align_lpo_po(x, y, m, global);
+/// fusion). Returns the alignment score, or `None`, leaving `x` as it was,
+/// when the alignment's memory cannot be had (see [`align_lpo_po`]).
+pub fn buildup_pairwise(x: &mut Lpo, y: &Lpo, m: &ScoreMatrix, global: bool) -> Option<i32> {
+    let al = align_lpo_po(x, y, m, global)?;
     fuse_lpo(x, y, &al.x_to_y, &al.y_to_x);
-    al.score
+    Some(al.score)
 }
 
 /// Fuses `seqs[1..]` into `seqs[0]` one by one and returns the fused graph
 /// (`None` for no input). Like upstream, fusion stops early (keeping what
-/// was built) once `graph_len * (64 + seq_len)` exceeds `POA_MAX_ALLOC`;
-/// the returned flag says whether that happened.
+/// was built) once `graph_len * (64 + seq_len)` exceeds `POA_MAX_ALLOC`,
+/// and also where an alignment's memory cannot be allocated (upstream ends
+/// the process there); the returned flag says whether either happened.
 pub fn buildup_progressive(seqs: Vec<Lpo>, m: &ScoreMatrix, global: bool) -> Option<(Lpo, bool)> {
     let n = seqs.len();
     buildup_progressive_counted(seqs, m, global).map(|(g, fused)| (g, fused + 1 < n))
@@ -53,7 +55,11 @@ pub fn buildup_progressive_counted(
                 break;
             }
         }
-        buildup_pairwise(&mut graph, y, m, global);
+        // Where the alignment's memory cannot be had, fusion stops as at
+        // the size guard: the graph built so far is kept.
+        if buildup_pairwise(&mut graph, y, m, global).is_none() {
+            break;
+        }
         fused += 1;
     }
     Some((graph, fused))
