@@ -16,7 +16,15 @@ fn consent_gpu_glue(sanitize: bool) {
     let glue = format!("-I{}", repo().join("integrations/consent-gpu").display());
     let boa = format!("-I{}", repo().join("include/boa").display());
     let mut flags = vec![
-        "-x", "c++", "-std=c++11", "-O1", "-g", "-Wall", "-Wextra", "-Werror", "-pthread",
+        "-x",
+        "c++",
+        "-std=c++11",
+        "-O1",
+        "-g",
+        "-Wall",
+        "-Wextra",
+        "-Werror",
+        "-pthread",
     ];
     flags.push(&queues);
     flags.push(&glue);
@@ -39,7 +47,10 @@ fn consent_gpu_glue(sanitize: bool) {
     let matrix = dir.join("boa_dna.mat");
     std::fs::write(&matrix, poa::matrix::boa_dna_matrix_text()).unwrap();
     let lib = lib_path_env(&library_dir());
-    let mut env = vec![("LD_LIBRARY_PATH", lib.as_str()), ("SEQSHIM_BACKEND", "cpu")];
+    let mut env = vec![
+        ("LD_LIBRARY_PATH", lib.as_str()),
+        ("SEQSHIM_BACKEND", "cpu"),
+    ];
     if sanitize {
         env.push(("ASAN_OPTIONS", "detect_leaks=1"));
     }
