@@ -70,6 +70,9 @@ pub(crate) struct Core {
     bi: Option<Box<bialign::BiAligner>>,
     /// Set when this aligner, as a BiWFA search direction, reached the far end.
     reached_end: bool,
+    /// Set when a static band left an edit/indel M-wavefront empty with a
+    /// gap between its ends (see `cutoff`).
+    band_emptied: bool,
     /// `system.max_memory_abort` and `system.probe_interval_global`.
     pub max_memory_abort: u64,
     pub probe_interval: i32,
@@ -114,6 +117,7 @@ impl Core {
             match_fn: None,
             bi,
             reached_end: false,
+            band_emptied: false,
             max_memory_abort: u64::MAX,
             probe_interval: 3000,
         })
@@ -219,6 +223,7 @@ impl Core {
         self.exhausted = false;
         self.paused_at = None;
         self.num_null_steps = 0;
+        self.band_emptied = false;
     }
 
     fn unialign(&mut self, pattern: &[u8], text: &[u8]) -> Result<AlignStatus, WfaError> {
@@ -424,6 +429,10 @@ impl Core {
 
     fn extend(&mut self, score: i32) -> Step {
         match self.extend_wf(score, false).0 {
+            Ext::Continue if self.band_emptied => {
+                self.status = AlignStatus::Unfeasible;
+                Step::Done
+            }
             Ext::Continue => Step::Continue,
             Ext::Unfeasible => {
                 self.status = AlignStatus::Unfeasible;
@@ -517,6 +526,23 @@ impl Core {
         };
         heuristic::cutoff(&mut self.heuristic, m, &inp, &mut self.scratch);
         let (lo, hi) = (m.lo, m.hi);
+        if lo > hi + 1
+            && self.heuristic.strategy & Heuristic::BANDED_STATIC != 0
+            && matches!(
+                self.pen.metric,
+                DistanceMetric::Edit | DistanceMetric::Indel
+            )
+        {
+            // The band lies wholly beside the wavefront (e.g. band -55..-36
+            // around diagonal 0): no later wavefront can reach it. 2.3.3
+            // then writes outside the wavefront it computes from and
+            // crashes; gap-linear and gap-affine, which it does not crash
+            // on, end unfeasible, and so do edit and indel here. A band
+            // just next to the wavefront (`lo == hi + 1`) leaves a gap
+            // 2.3.3 spins on without crashing: that case stays with
+            // `edit_stuck`, as 2.3.3 ends it.
+            self.band_emptied = true;
+        }
         if matches!(
             self.pen.metric,
             DistanceMetric::GapAffine | DistanceMetric::GapAffine2p
