@@ -73,6 +73,9 @@ pub(crate) struct Core {
     /// Set when a static band left an edit/indel M-wavefront empty with a
     /// gap between its ends (see `cutoff`).
     band_emptied: bool,
+    /// The last score whose wavefronts held a cell inside the matrix
+    /// (ends-free with a negative match score, see `dead`).
+    last_live: i32,
     /// `system.max_memory_abort` and `system.probe_interval_global`.
     pub max_memory_abort: u64,
     pub probe_interval: i32,
@@ -118,6 +121,7 @@ impl Core {
             bi,
             reached_end: false,
             band_emptied: false,
+            last_live: 0,
             max_memory_abort: u64::MAX,
             probe_interval: 3000,
         })
@@ -224,6 +228,7 @@ impl Core {
         self.paused_at = None;
         self.num_null_steps = 0;
         self.band_emptied = false;
+        self.last_live = 0;
     }
 
     fn unialign(&mut self, pattern: &[u8], text: &[u8]) -> Result<AlignStatus, WfaError> {
@@ -294,6 +299,9 @@ impl Core {
                 self.paused_at = Some(score);
                 return self.fast_forward_stuck();
             }
+            if self.dead(score) {
+                return self.fast_forward_dead(score);
+            }
             if score >= self.max_alignment_score {
                 self.cigar.score = self.max_alignment_score;
                 self.status = AlignStatus::MaxScoreReached;
@@ -355,6 +363,49 @@ impl Core {
         }
         self.cigar.score = self.max_alignment_score;
         self.status = AlignStatus::MaxScoreReached;
+        Ok(self.status)
+    }
+
+    /// Ends-free with a negative match score: no wavefront of the last
+    /// `scope` scores holds a cell inside the matrix, and no begin-free
+    /// cell is left to inject, so no later wavefront can hold one either.
+    /// 2.3.3 never detects this: every `-match` scores it makes a
+    /// wavefront of one cell it does not initialise (ours is NULL), which
+    /// resets its count of null steps, so it computes on forever (negative
+    /// `pattern_end_free` and `text_end_free` together, or a drop heuristic
+    /// that cut every cell), and in seqshim the wavefront memory of med and
+    /// low modes grew with it.
+    fn dead(&self, score: i32) -> bool {
+        let m = self.pen.match_score;
+        if m >= 0 || self.form.span != AlignmentSpan::EndsFree {
+            return false;
+        }
+        let last_injection = self
+            .form
+            .pattern_begin_free
+            .max(self.form.text_begin_free)
+            .max(0);
+        i64::from(score) - i64::from(self.last_live) > i64::from(self.comps.scope)
+            && score / (-m) >= last_injection
+    }
+
+    /// Where a dead alignment (see `dead`) ends: the limit 2.3.3 would
+    /// eventually hit while computing on, where it has one (its wavefront
+    /// table in high memory, or a finite `max_alignment_score`); otherwise
+    /// it is unfeasible, as the same alignment with a zero match score is.
+    fn fast_forward_dead(&mut self, score: i32) -> Result<AlignStatus, WfaError> {
+        let high = self.scope == AlignmentScope::ComputeAlignment
+            && matches!(self.memory_mode, MemoryMode::High | MemoryMode::Ultralow);
+        if high && self.wavefront_limit() <= self.max_alignment_score as i64 {
+            return Err(WfaError::WavefrontsExhausted);
+        }
+        if self.max_alignment_score != i32::MAX {
+            self.cigar.score = self.max_alignment_score;
+            self.status = AlignStatus::MaxScoreReached;
+            self.paused_at = Some(score);
+            return Ok(self.status);
+        }
+        self.status = AlignStatus::Unfeasible;
         Ok(self.status)
     }
 
