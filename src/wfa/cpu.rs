@@ -10,7 +10,7 @@ pub(super) mod wavefront;
 
 pub use self::extend::MatchFn;
 use self::extend::PaddedSeqs;
-use self::wavefront::{Component, Components, OFFSET_NULL};
+use self::wavefront::{Component, Components};
 use super::heuristic::{self, CutoffInput, Heuristic};
 use super::penalties::{DistanceMetric, WfPenalties};
 use super::{
@@ -438,7 +438,15 @@ impl Core {
         // and leaves later wavefronts reading cells it never wrote (edit and
         // indel crash; with one side 0 and the other negative, gap-linear
         // and gap-affine align as with 0, which is what happens here).
-        let (lo, hi) = if self.pen.match_score == 0 {
+        //
+        // Begin-free lengths left from an earlier ends-free setting do not
+        // count under an end-to-end span. 2.3.3 still widens wavefront 0 to
+        // them (spec §4.3) without writing its other cells, so it extends
+        // uninitialised memory, and lengths near 2^28 make it allocate
+        // gigabytes and crash; here the alignment is plain end to end, as
+        // on an aligner that never had them (wavefront 0 is diagonal 0).
+        let ends_free = f.span == AlignmentSpan::EndsFree && self.pen.match_score == 0;
+        let (lo, hi) = if ends_free {
             (-f.pattern_begin_free.max(0), f.text_begin_free.max(0))
         } else {
             (0, 0)
@@ -448,22 +456,12 @@ impl Core {
         let m = &mut self.comps.m[s];
         m.reset(lo, hi, margin);
         m.set(0, 0);
-        if f.span == AlignmentSpan::EndsFree && self.pen.match_score == 0 {
+        if ends_free {
             for h in 1..=f.text_begin_free {
                 m.set(h, h);
             }
             for v in 1..=f.pattern_begin_free {
                 m.set(-v, 0);
-            }
-        } else {
-            // Stale begin-free lengths with an end-to-end span (spec §4.3): upstream
-            // keeps the wider range but never writes the other cells, so it extends
-            // uninitialised memory (results vary, sometimes it crashes). We keep the
-            // range, which is deterministic, and make those cells NULL.
-            for k in lo..=hi {
-                if k != 0 {
-                    m.set(k, OFFSET_NULL);
-                }
             }
         }
         for comp in [
