@@ -409,8 +409,13 @@ impl Core {
         Ok(self.status)
     }
 
+    /// Spare diagonals a wavefront gets on each side, so that later scores
+    /// reading past its ends rarely move it (`ensure_capacity` moves it
+    /// when they do). The score scope, but at most 64: with penalties in
+    /// the thousands the scope would make every wavefront of a score-only
+    /// ring that many cells wide, gigabytes for a 1.5 kbp pair.
     fn margin(&self) -> i32 {
-        self.comps.scope + 1
+        (self.comps.scope + 1).min(64)
     }
 
     fn init_wavefronts(&mut self) {
