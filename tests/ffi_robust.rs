@@ -12,6 +12,10 @@
 //!   pool's aligners met longer pairs, and equals `wavefront_align`'s.
 //! - `contracts.c`: CIGAR functions given NULL do nothing and count 0;
 //!   a score matrix read from `/dev/zero` fails at its first bad row.
+//! - `wfa_limits.c`: WFA inputs that used to panic, hang or run away in
+//!   time and memory (a band beside diagonal 0, negative end-free lengths,
+//!   drops that cut every cell with a negative match score, stale free-end
+//!   lengths, penalties near 2^24) end at once with documented outcomes.
 
 mod support;
 
@@ -105,4 +109,9 @@ fn a_batch_result_depends_only_on_its_pair_and_configuration() {
     // One pool thread, so that the long pairs surely pass through the
     // aligner the later pair uses.
     run_both("history", &[("SEQSHIM_THREADS", "1")], "history: all ok");
+}
+
+#[test]
+fn wfa_inputs_that_cannot_finish_end_at_once() {
+    run_both("wfa_limits", &[], "wfa limits: all ok");
 }

@@ -10,7 +10,7 @@ pub(super) mod wavefront;
 
 pub use self::extend::MatchFn;
 use self::extend::PaddedSeqs;
-use self::wavefront::{Component, Components, OFFSET_NULL};
+use self::wavefront::{Component, Components};
 use super::heuristic::{self, CutoffInput, Heuristic};
 use super::penalties::{DistanceMetric, WfPenalties};
 use super::{
@@ -70,6 +70,12 @@ pub(crate) struct Core {
     bi: Option<Box<bialign::BiAligner>>,
     /// Set when this aligner, as a BiWFA search direction, reached the far end.
     reached_end: bool,
+    /// Set when a static band left an edit/indel M-wavefront empty with a
+    /// gap between its ends (see `cutoff`).
+    band_emptied: bool,
+    /// The last score whose wavefronts held a cell inside the matrix
+    /// (ends-free with a negative match score, see `dead`).
+    last_live: i32,
     /// `system.max_memory_abort` and `system.probe_interval_global`.
     pub max_memory_abort: u64,
     pub probe_interval: i32,
@@ -114,6 +120,8 @@ impl Core {
             match_fn: None,
             bi,
             reached_end: false,
+            band_emptied: false,
+            last_live: 0,
             max_memory_abort: u64::MAX,
             probe_interval: 3000,
         })
@@ -219,6 +227,8 @@ impl Core {
         self.exhausted = false;
         self.paused_at = None;
         self.num_null_steps = 0;
+        self.band_emptied = false;
+        self.last_live = 0;
     }
 
     fn unialign(&mut self, pattern: &[u8], text: &[u8]) -> Result<AlignStatus, WfaError> {
@@ -289,6 +299,9 @@ impl Core {
                 self.paused_at = Some(score);
                 return self.fast_forward_stuck();
             }
+            if self.dead(score) {
+                return self.fast_forward_dead(score);
+            }
             if score >= self.max_alignment_score {
                 self.cigar.score = self.max_alignment_score;
                 self.status = AlignStatus::MaxScoreReached;
@@ -353,8 +366,56 @@ impl Core {
         Ok(self.status)
     }
 
+    /// Ends-free with a negative match score: no wavefront of the last
+    /// `scope` scores holds a cell inside the matrix, and no begin-free
+    /// cell is left to inject, so no later wavefront can hold one either.
+    /// 2.3.3 never detects this: every `-match` scores it makes a
+    /// wavefront of one cell it does not initialise (ours is NULL), which
+    /// resets its count of null steps, so it computes on forever (negative
+    /// `pattern_end_free` and `text_end_free` together, or a drop heuristic
+    /// that cut every cell), and in seqshim the wavefront memory of med and
+    /// low modes grew with it.
+    fn dead(&self, score: i32) -> bool {
+        let m = self.pen.match_score;
+        if m >= 0 || self.form.span != AlignmentSpan::EndsFree {
+            return false;
+        }
+        let last_injection = self
+            .form
+            .pattern_begin_free
+            .max(self.form.text_begin_free)
+            .max(0);
+        i64::from(score) - i64::from(self.last_live) > i64::from(self.comps.scope)
+            && score / (-m) >= last_injection
+    }
+
+    /// Where a dead alignment (see `dead`) ends: the limit 2.3.3 would
+    /// eventually hit while computing on, where it has one (its wavefront
+    /// table in high memory, or a finite `max_alignment_score`); otherwise
+    /// it is unfeasible, as the same alignment with a zero match score is.
+    fn fast_forward_dead(&mut self, score: i32) -> Result<AlignStatus, WfaError> {
+        let high = self.scope == AlignmentScope::ComputeAlignment
+            && matches!(self.memory_mode, MemoryMode::High | MemoryMode::Ultralow);
+        if high && self.wavefront_limit() <= self.max_alignment_score as i64 {
+            return Err(WfaError::WavefrontsExhausted);
+        }
+        if self.max_alignment_score != i32::MAX {
+            self.cigar.score = self.max_alignment_score;
+            self.status = AlignStatus::MaxScoreReached;
+            self.paused_at = Some(score);
+            return Ok(self.status);
+        }
+        self.status = AlignStatus::Unfeasible;
+        Ok(self.status)
+    }
+
+    /// Spare diagonals a wavefront gets on each side, so that later scores
+    /// reading past its ends rarely move it (`ensure_capacity` moves it
+    /// when they do). The score scope, but at most 64: with penalties in
+    /// the thousands the scope would make every wavefront of a score-only
+    /// ring that many cells wide, gigabytes for a 1.5 kbp pair.
     fn margin(&self) -> i32 {
-        self.comps.scope + 1
+        (self.comps.scope + 1).min(64)
     }
 
     fn init_wavefronts(&mut self) {
@@ -382,7 +443,15 @@ impl Core {
         // and leaves later wavefronts reading cells it never wrote (edit and
         // indel crash; with one side 0 and the other negative, gap-linear
         // and gap-affine align as with 0, which is what happens here).
-        let (lo, hi) = if self.pen.match_score == 0 {
+        //
+        // Begin-free lengths left from an earlier ends-free setting do not
+        // count under an end-to-end span. 2.3.3 still widens wavefront 0 to
+        // them (spec §4.3) without writing its other cells, so it extends
+        // uninitialised memory, and lengths near 2^28 make it allocate
+        // gigabytes and crash; here the alignment is plain end to end, as
+        // on an aligner that never had them (wavefront 0 is diagonal 0).
+        let ends_free = f.span == AlignmentSpan::EndsFree && self.pen.match_score == 0;
+        let (lo, hi) = if ends_free {
             (-f.pattern_begin_free.max(0), f.text_begin_free.max(0))
         } else {
             (0, 0)
@@ -392,22 +461,12 @@ impl Core {
         let m = &mut self.comps.m[s];
         m.reset(lo, hi, margin);
         m.set(0, 0);
-        if f.span == AlignmentSpan::EndsFree && self.pen.match_score == 0 {
+        if ends_free {
             for h in 1..=f.text_begin_free {
                 m.set(h, h);
             }
             for v in 1..=f.pattern_begin_free {
                 m.set(-v, 0);
-            }
-        } else {
-            // Stale begin-free lengths with an end-to-end span (spec §4.3): upstream
-            // keeps the wider range but never writes the other cells, so it extends
-            // uninitialised memory (results vary, sometimes it crashes). We keep the
-            // range, which is deterministic, and make those cells NULL.
-            for k in lo..=hi {
-                if k != 0 {
-                    m.set(k, OFFSET_NULL);
-                }
             }
         }
         for comp in [
@@ -424,6 +483,10 @@ impl Core {
 
     fn extend(&mut self, score: i32) -> Step {
         match self.extend_wf(score, false).0 {
+            Ext::Continue if self.band_emptied => {
+                self.status = AlignStatus::Unfeasible;
+                Step::Done
+            }
             Ext::Continue => Step::Continue,
             Ext::Unfeasible => {
                 self.status = AlignStatus::Unfeasible;
@@ -517,6 +580,23 @@ impl Core {
         };
         heuristic::cutoff(&mut self.heuristic, m, &inp, &mut self.scratch);
         let (lo, hi) = (m.lo, m.hi);
+        if lo > hi + 1
+            && self.heuristic.strategy & Heuristic::BANDED_STATIC != 0
+            && matches!(
+                self.pen.metric,
+                DistanceMetric::Edit | DistanceMetric::Indel
+            )
+        {
+            // The band lies wholly beside the wavefront (e.g. band -55..-36
+            // around diagonal 0): no later wavefront can reach it. 2.3.3
+            // then writes outside the wavefront it computes from and
+            // crashes; gap-linear and gap-affine, which it does not crash
+            // on, end unfeasible, and so do edit and indel here. A band
+            // just next to the wavefront (`lo == hi + 1`) leaves a gap
+            // 2.3.3 spins on without crashing: that case stays with
+            // `edit_stuck`, as 2.3.3 ends it.
+            self.band_emptied = true;
+        }
         if matches!(
             self.pen.metric,
             DistanceMetric::GapAffine | DistanceMetric::GapAffine2p

@@ -47,9 +47,14 @@ pub enum Penalties {
     GapAffine2p(Affine2pPenalties),
 }
 
-/// Largest penalty magnitude accepted: with it every rescaled penalty and
-/// the score scope still fit an `i32`.
-pub const MAX_PENALTY: u32 = 1 << 24;
+/// Largest penalty magnitude accepted (4,096). An alignment steps through
+/// every score up to its own, one at a time as in 2.3.3, and keeps its
+/// wavefronts per score, so time and memory grow with the penalties: at
+/// 2^24 a 20-base pair took seconds and gigabytes (2.3.3 as long, or it
+/// crashed), at 2^16 a 200-base pair took seconds and 3-5 GB with a full
+/// CIGAR; at 4,096 that pair takes a fraction of a second and a few hundred
+/// MB, as in 2.3.3. Real scoring schemes use penalties in the tens.
+pub const MAX_PENALTY: u32 = 1 << 12;
 
 /// Internal penalties (`wavefront_penalties_t`). With a negative match score upstream
 /// rescales everything (Eizenga's transform) so that wavefront scores stay non-negative.
@@ -288,6 +293,10 @@ mod tests {
             WfPenalties::from_client(&affine(MAX_PENALTY as i32, -(MAX_PENALTY as i32))).is_ok()
         );
         assert!(matches!(
+            WfPenalties::from_client(&affine(MAX_PENALTY as i32 + 1, 0)),
+            Err(WfaError::InvalidPenalties(_))
+        ));
+        assert!(matches!(
             WfPenalties::from_client(&affine(i32::MAX, -5)),
             Err(WfaError::InvalidPenalties(_))
         ));
@@ -298,7 +307,7 @@ mod tests {
     }
 
     /// The largest accepted match score on two 64-base sequences: the score
-    /// conversion leaves `int` range as in upstream, without a panic.
+    /// conversion is upstream's `int` arithmetic, without a panic.
     #[test]
     fn classic_score_wraps_as_int_does() {
         let pen = WfPenalties::from_client(&Penalties::GapAffine(AffinePenalties {

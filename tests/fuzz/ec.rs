@@ -166,6 +166,10 @@ pub fn ec(u: &mut Input, ctx: &Ctx) -> Result<(), String> {
     let v1 = u.bool();
     let read_len = u.usize_in(20, 60);
     let p = params(u, v1, read_len, hostile);
+    let debug = std::env::var_os("SEQSHIM_FUZZ_DEBUG").is_some();
+    if debug {
+        eprintln!("ec: hostile {hostile} v1 {v1} read_len {read_len} {p:?}");
+    }
     if u.chance(48) {
         // Random or damaged file contents.
         let mut data = if u.bool() {
@@ -201,13 +205,22 @@ pub fn ec(u: &mut Input, ctx: &Ctx) -> Result<(), String> {
     }
     let rs = reads(u, v1.then_some(read_len));
     let fastq = !v1 && u.bool();
-    let (st, out, _stats) = correct_file(
+    if debug {
+        let bases: usize = rs.iter().map(Vec::len).sum();
+        eprintln!("ec: {} reads, {bases} bases, fastq {fastq}", rs.len());
+    }
+    let t0 = std::time::Instant::now();
+    let (st, out, stats) = correct_file(
         ctx,
         &fasta(&rs, fastq),
         &p,
         true,
         if fastq { "fq" } else { "fa" },
     );
+    if debug {
+        eprintln!("ec: correct_file {st} in {:?}: {stats:?}", t0.elapsed());
+    }
+    let t0 = std::time::Instant::now();
     // The spectrum API on the same reads, as one batch.
     let stride = rs.iter().map(|r| r.len()).max().unwrap_or(0).max(1);
     let mut buf = vec![0u8; stride * rs.len()];
@@ -255,6 +268,9 @@ pub fn ec(u: &mut Input, ctx: &Ctx) -> Result<(), String> {
             trim.as_mut_ptr(),
         ) as i32;
         seqshim_ec_spectrum_free(s);
+        if debug {
+            eprintln!("ec: spectrum API {cb} in {:?}", t0.elapsed());
+        }
         if hostile || st != 0 {
             return Ok(());
         }

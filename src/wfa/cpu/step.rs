@@ -59,6 +59,9 @@ impl Core {
         if pattern_free {
             w.set(-ek, 0);
         }
+        if text_free || pattern_free {
+            self.last_live = score;
+        }
     }
 
     /// Adds the begin-free cells of this score to a computed M-wavefront
@@ -203,6 +206,9 @@ impl Core {
         self.comps.m[out].offs = out_offs;
         self.endsfree_init(out, score);
         trim_ends(&mut self.comps.m[out], self.plen, self.tlen);
+        if self.comps.m[out].lo <= self.comps.m[out].hi {
+            self.last_live = score;
+        }
     }
 
     fn compute_affine(&mut self, score: i32) {
@@ -364,6 +370,13 @@ impl Core {
             if comp[out].present {
                 trim_ends(&mut comp[out], plen, tlen);
             }
+        }
+        let c = &self.comps;
+        if [&c.m, &c.i1, &c.d1, &c.i2, &c.d2]
+            .iter()
+            .any(|v| v[out].present && v[out].lo <= v[out].hi)
+        {
+            self.last_live = score;
         }
     }
 }

@@ -40,7 +40,7 @@ pub struct Params {
     pub text_begin_free: i32,
     pub pattern_end_free: i32,
     pub text_end_free: i32,
-    /// Whether score 0 spans the begin-free diagonals (match score 0).
+    /// Whether score 0 spans the begin-free diagonals (ends-free, match score 0).
     pub wide_start: i32,
     pub wfadaptive: i32,
     pub min_wavefront_length: i32,
@@ -102,7 +102,9 @@ impl Params {
             text_begin_free: form.text_begin_free,
             pattern_end_free: form.pattern_end_free,
             text_end_free: form.text_end_free,
-            wide_start: i32::from(pen.match_score == 0),
+            // Begin-free lengths widen wavefront 0 only under an ends-free
+            // span (stale ones under end-to-end do not count, as on the CPU).
+            wide_start: i32::from(pen.match_score == 0 && ends_free),
             wfadaptive: i32::from(heuristic.strategy == Heuristic::WFADAPTIVE),
             min_wavefront_length: heuristic.min_wavefront_length,
             max_distance_threshold: heuristic.max_distance_threshold,
