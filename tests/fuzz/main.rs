@@ -137,7 +137,7 @@ fn child(name: &str) {
                 "SLOW ({what}): one case took {dt:.1} s (limit {} s)",
                 env.slow_case
             );
-            std::process::exit(supervise::EXIT_MISMATCH);
+            std::process::exit(supervise::EXIT_SLOW);
         }
     };
     let mut executions = 0u64;

@@ -19,6 +19,8 @@ pub struct Ctx {
 
 pub const CHILD_ENV: &str = "SEQSHIM_FUZZ_CHILD";
 pub const EXIT_MISMATCH: i32 = 3;
+/// A case slower than `SEQSHIM_FUZZ_SLOW_CASE`.
+pub const EXIT_SLOW: i32 = 4;
 
 /// Text that must never reach the host's stderr.
 const FORBIDDEN_STDERR: &[&str] = &["panicked", "RUST_BACKTRACE", "stack backtrace"];
@@ -194,6 +196,7 @@ pub fn parent(kind: &str, names: &[&str], random: bool) -> bool {
                 use std::os::unix::process::ExitStatusExt;
                 Some(match (st.code(), st.signal()) {
                     (Some(EXIT_MISMATCH), _) => "mismatch".to_string(),
+                    (Some(EXIT_SLOW), _) => "slow case".to_string(),
                     (_, Some(sig)) => format!("crash: signal {sig}"),
                     (code, _) => format!("exit status {code:?}"),
                 })
