@@ -92,19 +92,23 @@ pub fn compile_c(exe_name: &str, sources: &[PathBuf], flags: &[&str], link: &[&s
     exe
 }
 
-/// Runs a test program with a clean seqshim environment plus `env`.
-pub fn run(exe: &Path, env: &[(&str, &str)]) -> Output {
-    let mut cmd = Command::new(exe);
+/// `program` with a clean seqshim environment plus `env`: no `SEQSHIM_*`
+/// variable of the test's own environment, the tests' kernel cache.
+fn clean_command(program: impl AsRef<std::ffi::OsStr>, env: &[(&str, &str)]) -> Command {
+    let mut cmd = Command::new(program);
     for (key, _) in std::env::vars() {
         if key.starts_with("SEQSHIM_") {
             cmd.env_remove(key);
         }
     }
     cmd.env("SEQSHIM_CACHE_DIR", work_dir().join("kernel-cache"));
-    for (k, v) in env {
-        cmd.env(k, v);
-    }
-    cmd.output().expect("run test program")
+    cmd.envs(env.iter().copied());
+    cmd
+}
+
+/// Runs a test program with a clean seqshim environment plus `env`.
+pub fn run(exe: &Path, env: &[(&str, &str)]) -> Output {
+    clean_command(exe, env).output().expect("run test program")
 }
 
 /// Runs a test program under valgrind's memcheck with a clean seqshim
@@ -121,7 +125,7 @@ pub fn memcheck(exe: &Path, args: &[&str], env: &[(&str, &str)]) -> Option<Outpu
         println!("SKIPPED: valgrind not installed");
         return None;
     }
-    let mut cmd = Command::new("valgrind");
+    let mut cmd = clean_command("valgrind", env);
     cmd.args([
         "-q",
         "--error-exitcode=9",
@@ -130,15 +134,6 @@ pub fn memcheck(exe: &Path, args: &[&str], env: &[(&str, &str)]) -> Option<Outpu
     ])
     .arg(exe)
     .args(args);
-    for (key, _) in std::env::vars() {
-        if key.starts_with("SEQSHIM_") {
-            cmd.env_remove(key);
-        }
-    }
-    cmd.env("SEQSHIM_CACHE_DIR", work_dir().join("kernel-cache"));
-    for (k, v) in env {
-        cmd.env(k, v);
-    }
     Some(cmd.output().expect("run valgrind"))
 }
 
