@@ -330,3 +330,117 @@ fn routed_boa_windows_on_the_emulated_kernel_equal_the_direct_call() {
         "most graph windows must come back whole"
     );
 }
+
+/// The other matrix of the oracle tests: Debian `poa`'s BLOSUM80 with
+/// protein windows, global and local, with and without MSA rows, and
+/// heaviest-bundle windows (which the kernel leaves to the CPU), through the
+/// emulated kernel against the CPU path. Skipped, saying so, where Debian's
+/// `poa` data is absent (a failure with `SEQSHIM_REQUIRE_ORACLES=1`).
+/// `POA_EMULATED_PROTEIN_WINDOWS` sets the number (default 96).
+#[test]
+fn blosum80_windows_on_the_emulated_kernel_equal_the_cpu_path() {
+    const BLOSUM80: &str = "/usr/share/poa/blosum80.mat";
+    let m = match seqshim::poa::ScoreMatrix::from_file(BLOSUM80) {
+        Ok(m) => m,
+        Err(e) => {
+            assert!(
+                std::env::var("SEQSHIM_REQUIRE_ORACLES").as_deref() != Ok("1"),
+                "SEQSHIM_REQUIRE_ORACLES=1 but {BLOSUM80} is unreadable: {e:?}"
+            );
+            println!("SKIPPED: {BLOSUM80} unreadable ({e:?})");
+            return;
+        }
+    };
+    let total: usize = std::env::var("POA_EMULATED_PROTEIN_WINDOWS")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(96);
+    let protein_config = |global: bool, want_msa: bool, consensus: ConsensusRule| {
+        Arc::new(BatchConfig {
+            matrix: m.clone(),
+            global,
+            consensus,
+            max_seqs: usize::MAX,
+            want_msa,
+            want_graph: false,
+        })
+    };
+    let configs = [
+        protein_config(true, true, ConsensusRule::ColumnMajority),
+        protein_config(false, true, ConsensusRule::ColumnMajority),
+        protein_config(true, false, ConsensusRule::ColumnMajority),
+        protein_config(true, true, ConsensusRule::HeaviestBundle),
+    ];
+    const AMINO: &[u8] = b"ARNDCQEGHILKMFPSTWYV";
+    let mut rng = Rng(0xb105_0580);
+    let residue = |rng: &mut Rng| AMINO[rng.range(0, AMINO.len() - 1)];
+    let mut windows: Vec<Vec<Vec<u8>>> = Vec::new();
+    while windows.len() < total {
+        let (reads, len) = match rng.range(0, 2) {
+            0 => (rng.range(2, 8), rng.range(8, 63)),
+            1 => (rng.range(9, 16), rng.range(16, 63)),
+            _ => (rng.range(17, 32), rng.range(16, 40)),
+        };
+        let truth: Vec<u8> = (0..len).map(|_| residue(&mut rng)).collect();
+        let window = (0..reads)
+            .map(|_| {
+                // About 10 % substitutions, insertions and deletions.
+                let mut read = Vec::with_capacity(len + len / 8);
+                for &r in &truth {
+                    match rng.range(0, 29) {
+                        0 => {}
+                        1 => read.extend([residue(&mut rng), r]),
+                        2 => read.push(residue(&mut rng)),
+                        _ => read.push(r),
+                    }
+                }
+                read
+            })
+            .collect();
+        windows.push(window);
+    }
+    let jobs: Vec<WindowJob> = windows
+        .into_iter()
+        .enumerate()
+        .map(|(k, reads)| WindowJob {
+            reads,
+            config: configs[k % configs.len()].clone(),
+        })
+        .collect();
+    let (got, launches) = run_emulated(&jobs, "poa_emulation_blosum80_image.bin");
+    let (mut taken, mut compared, mut differ) = (0, 0, 0);
+    for (k, (job, got)) in jobs.iter().zip(&got).enumerate() {
+        if !kernel_takes(job) {
+            assert!(got.is_none(), "window {k} is not the kernel's");
+            continue;
+        }
+        taken += 1;
+        let Some(got) = got else { continue };
+        compared += 1;
+        let want = job.compute();
+        if *got != want {
+            differ += 1;
+            if differ <= 5 {
+                eprintln!(
+                    "MISMATCH window {k} ({} reads): kernel msa {}\n  CPU msa {}",
+                    job.reads.len(),
+                    String::from_utf8_lossy(&got.msa),
+                    String::from_utf8_lossy(&want.msa)
+                );
+            }
+        }
+    }
+    eprintln!(
+        "emulated poa kernel, BLOSUM80: {} windows, {taken} taken by the kernel in {launches} launches, {compared} compared, {differ} differ",
+        jobs.len()
+    );
+    assert_eq!(differ, 0);
+    assert!(
+        taken >= jobs.len() / 2,
+        "the kernel takes the column-majority windows"
+    );
+    assert!(
+        compared > taken * 9 / 10,
+        "most windows must fit the budget"
+    );
+}
