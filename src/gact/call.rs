@@ -54,14 +54,7 @@ fn routed_tile<F: Family<Job = TileJob>>(
         }
         Placement::Submitted(Ok(result)) => result.map(|r| {
             ops.extend_from_slice(&r.ops);
-            TileSummary {
-                score: r.score,
-                max_i: r.max_i,
-                max_j: r.max_j,
-                ref_steps: r.ref_steps,
-                query_steps: r.query_steps,
-                n_ops: r.ops.len(),
-            }
+            r.summary()
         }),
         // Strict mode, where a device failure is not rerun on the CPU.
         Placement::Submitted(Err(e)) => Err(GactError::NotRun(e.0)),
@@ -79,14 +72,7 @@ pub fn align_tile_call(
 ) -> Result<TileResult, GactError> {
     let mut ops = Vec::new();
     let s = routed_tile::<GactTiles>(ref_, query, params, opts, &mut ops)?;
-    Ok(TileResult {
-        score: s.score,
-        max_i: s.max_i,
-        max_j: s.max_j,
-        ref_steps: s.ref_steps,
-        query_steps: s.query_steps,
-        ops,
-    })
+    Ok(s.with_ops(ops))
 }
 
 /// One synchronous `GACT` call (the C export `seqshim_gact_extend`):
@@ -292,14 +278,7 @@ mod tests {
                 };
                 let mut ops = Vec::new();
                 let tile =
-                    routed_tile::<F>(r, q, &params, tile_opts, &mut ops).map(|s| TileResult {
-                        score: s.score,
-                        max_i: s.max_i,
-                        max_j: s.max_j,
-                        ref_steps: s.ref_steps,
-                        query_steps: s.query_steps,
-                        ops,
-                    });
+                    routed_tile::<F>(r, q, &params, tile_opts, &mut ops).map(|s| s.with_ops(ops));
                 let plain_tile = super::super::align_tile(r, q, &params, tile_opts);
                 (routed, plain, tile, plain_tile)
             })

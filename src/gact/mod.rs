@@ -98,6 +98,34 @@ pub struct TileResult {
     pub ops: Vec<u8>,
 }
 
+impl TileSummary {
+    /// The full result, with the states this summary counted.
+    pub fn with_ops(self, ops: Vec<u8>) -> TileResult {
+        TileResult {
+            score: self.score,
+            max_i: self.max_i,
+            max_j: self.max_j,
+            ref_steps: self.ref_steps,
+            query_steps: self.query_steps,
+            ops,
+        }
+    }
+}
+
+impl TileResult {
+    /// The result without its states.
+    pub fn summary(&self) -> TileSummary {
+        TileSummary {
+            score: self.score,
+            max_i: self.max_i,
+            max_j: self.max_j,
+            ref_steps: self.ref_steps,
+            query_steps: self.query_steps,
+            n_ops: self.ops.len(),
+        }
+    }
+}
+
 /// The inputs of `GACT` other than the sequences and scoring.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct ExtendOptions {
@@ -155,14 +183,7 @@ pub fn align_tile(
         a.borrow_mut()
             .align_append(ref_, query, params, opts, &mut ops)
     })?;
-    Ok(TileResult {
-        score: s.score,
-        max_i: s.max_i,
-        max_j: s.max_j,
-        ref_steps: s.ref_steps,
-        query_steps: s.query_steps,
-        ops,
-    })
+    Ok(s.with_ops(ops))
 }
 
 /// `AlignWithBT` writing the states into a caller buffer (the C boundary's
@@ -182,14 +203,7 @@ pub fn align_tile_into(
         });
     }
     ops_out[..res.ops.len()].copy_from_slice(&res.ops);
-    Ok(TileSummary {
-        score: res.score,
-        max_i: res.max_i,
-        max_j: res.max_j,
-        ref_steps: res.ref_steps,
-        query_steps: res.query_steps,
-        n_ops: res.ops.len(),
-    })
+    Ok(res.summary())
 }
 
 /// `GACT`: extends the seed at (`opts.ref_pos`, `opts.query_pos`) over the
