@@ -141,8 +141,10 @@ impl Params {
 
     /// Whether a pair of these lengths is one the kernel reproduces: the
     /// ends-free lengths must lie inside the sequences (longer ones are a
-    /// configuration error upstream, reported by the CPU path; the stale
-    /// begin-free ones of an end-to-end span are read all the same).
+    /// configuration error upstream, reported by the CPU path; stale
+    /// begin-free ones of an end-to-end span, which neither path reads any
+    /// more, are still held to the same bound, so such pairs keep their old
+    /// placement).
     pub fn takes_lengths(&self, pattern_len: usize, text_len: usize) -> bool {
         let (p, t) = (pattern_len as i64, text_len as i64);
         let ends_fit = self.ends_free == 0

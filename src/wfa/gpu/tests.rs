@@ -172,6 +172,18 @@ fn configs() -> Vec<(String, AlignerAttributes)> {
             },
         ),
         (
+            // Begin-free lengths left from an ends-free setting, which an
+            // end-to-end span ignores (the plan's `wide_start`).
+            "e2e stale(7,0,9,0)",
+            AlignmentForm {
+                span: AlignmentSpan::EndToEnd,
+                pattern_begin_free: 7,
+                pattern_end_free: 0,
+                text_begin_free: 9,
+                text_end_free: 0,
+            },
+        ),
+        (
             "free(0,20,30,0)",
             AlignmentForm {
                 span: AlignmentSpan::EndsFree,
