@@ -96,7 +96,6 @@ fn edge_windows(rng: &mut Rng) -> Vec<Vec<Vec<u8>>> {
 
 #[test]
 fn poa_kernel_emulated_on_the_host_equals_the_cpu_path() {
-    let exe = emulator();
     let total: usize = std::env::var("POA_EMULATED_WINDOWS")
         .ok()
         .and_then(|v| v.parse().ok())
@@ -151,53 +150,8 @@ fn poa_kernel_emulated_on_the_host_equals_the_cpu_path() {
             config: configs[k % configs.len()].clone(),
         })
         .collect();
-    let image = work_dir().join("poa_emulation_image.bin");
-    let mut launches = 0;
-    let got: Vec<Option<WindowResult>> = run_on_host(&jobs, 64 << 20, &mut |l: HostLaunch| {
-        std::fs::write(&image, &*l.image).expect("write image");
-        let out = std::process::Command::new(&exe)
-            .arg(&image)
-            .arg(l.descs_at.to_string())
-            .arg(l.windows.to_string())
-            .arg(l.block.to_string())
-            .output()
-            .expect("run the emulator");
-        assert!(
-            out.status.success(),
-            "emulator failed: {}",
-            String::from_utf8_lossy(&out.stderr)
-        );
-        let back = std::fs::read(&image).expect("read image");
-        l.image.copy_from_slice(&back);
-        launches += 1;
-    });
-    let (mut taken, mut compared, mut differ, mut overflow) = (0, 0, 0, 0);
-    for (k, (job, got)) in jobs.iter().zip(&got).enumerate() {
-        if !kernel_takes(job) {
-            assert!(got.is_none(), "window {k} is not the kernel's");
-            continue;
-        }
-        taken += 1;
-        let Some(got) = got else {
-            overflow += 1;
-            continue;
-        };
-        compared += 1;
-        let want = job.compute();
-        if *got != want {
-            differ += 1;
-            if differ <= 5 {
-                eprintln!(
-                    "MISMATCH window {k} ({} reads): kernel {:?} / CPU {:?}\n  kernel msa {}\n  CPU    msa {}",
-                    job.reads.len(),
-                    got.status,
-                    want.status,
-                    String::from_utf8_lossy(&got.msa),
-                    String::from_utf8_lossy(&want.msa)
-                );
-            }
-        }
-    }
+    let (got, launches) = run_emulated(&jobs, "poa_emulation_image.bin");
+    let (taken, compared, differ, overflow) = compare_with_cpu(&jobs, &got);
     eprintln!(
         "emulated poa kernel: {} windows, {taken} taken by the kernel in {launches} launches, {compared} compared, {differ} differ, {overflow} over the node budget",
         jobs.len()
@@ -238,6 +192,43 @@ fn run_emulated(jobs: &[WindowJob], name: &str) -> (Vec<Option<WindowResult>>, u
         launches += 1;
     });
     (got, launches)
+}
+
+/// Compares each window the kernel took with the CPU path, printing the
+/// first few that differ; returns (taken, compared, differ, over the node
+/// budget). A window the kernel does not take must not come back.
+fn compare_with_cpu(
+    jobs: &[WindowJob],
+    got: &[Option<WindowResult>],
+) -> (usize, usize, usize, usize) {
+    let (mut taken, mut compared, mut differ, mut overflow) = (0, 0, 0, 0);
+    for (k, (job, got)) in jobs.iter().zip(got).enumerate() {
+        if !kernel_takes(job) {
+            assert!(got.is_none(), "window {k} is not the kernel's");
+            continue;
+        }
+        taken += 1;
+        let Some(got) = got else {
+            overflow += 1;
+            continue;
+        };
+        compared += 1;
+        let want = job.compute();
+        if *got != want {
+            differ += 1;
+            if differ <= 5 {
+                eprintln!(
+                    "MISMATCH window {k} ({} reads): kernel {:?} / CPU {:?}\n  kernel msa {}\n  CPU    msa {}",
+                    job.reads.len(),
+                    got.status,
+                    want.status,
+                    String::from_utf8_lossy(&got.msa),
+                    String::from_utf8_lossy(&want.msa)
+                );
+            }
+        }
+    }
+    (taken, compared, differ, overflow)
 }
 
 /// A BOA call routed to a device travels as a graph window (the reads'
@@ -408,28 +399,7 @@ fn blosum80_windows_on_the_emulated_kernel_equal_the_cpu_path() {
         })
         .collect();
     let (got, launches) = run_emulated(&jobs, "poa_emulation_blosum80_image.bin");
-    let (mut taken, mut compared, mut differ) = (0, 0, 0);
-    for (k, (job, got)) in jobs.iter().zip(&got).enumerate() {
-        if !kernel_takes(job) {
-            assert!(got.is_none(), "window {k} is not the kernel's");
-            continue;
-        }
-        taken += 1;
-        let Some(got) = got else { continue };
-        compared += 1;
-        let want = job.compute();
-        if *got != want {
-            differ += 1;
-            if differ <= 5 {
-                eprintln!(
-                    "MISMATCH window {k} ({} reads): kernel msa {}\n  CPU msa {}",
-                    job.reads.len(),
-                    String::from_utf8_lossy(&got.msa),
-                    String::from_utf8_lossy(&want.msa)
-                );
-            }
-        }
-    }
+    let (taken, compared, differ, _) = compare_with_cpu(&jobs, &got);
     eprintln!(
         "emulated poa kernel, BLOSUM80: {} windows, {taken} taken by the kernel in {launches} launches, {compared} compared, {differ} differ",
         jobs.len()
