@@ -486,7 +486,7 @@ __device__ void wfa_align_pair(const WfaParams& p, unsigned char* base, const Wf
         for (int k = lo0 + tid; k <= hi0; k += nt) {
             int v;
             if (k == 0) v = 0;
-            else if (p.ends_free && p.wide_start) v = k > 0 ? k : 0;
+            else if (p.wide_start) v = k > 0 ? k : 0;  // (wide_start implies ends-free)
             else v = WFA_NULL;
             m0[k] = v;
         }

@@ -32,7 +32,10 @@ faults_programs() {
         echo "faults program: $family batch entry $r injected $(grep -c injected "$dir/$family.out")"
         grep -hE "^(poa|gact) batch entry" "$dir/$family.out" | sed 's/^/    /'
     done
-    env "${common[@]}" "$here/bin/seqshim-ec" correct "$cache/faults-ec.fa" -k 20 \
+    # SEQSHIM_BACKEND=cuda: the GPU comes up before the first chunk, so that
+    # the injected failures reach its device work (in the background it came
+    # up after the CPU had corrected every read).
+    env "${common[@]}" SEQSHIM_BACKEND=cuda "$here/bin/seqshim-ec" correct "$cache/faults-ec.fa" -k 20 \
         -o "$dir/ec.gpu.fa" -d "$dir/ec.gpu.discard.fa" >"$dir/ec.out" 2>"$dir/ec.err"
     cmp -s "$cache/faults-ec.cpu.fa" "$dir/ec.gpu.fa" && cmp -s "$cache/faults-ec.cpu.discard.fa" \
         "$dir/ec.gpu.discard.fa" && r=correct || r=WRONG

@@ -7,6 +7,10 @@
 # the cell's thread count. Output must be identical; the ratios are printed.
 #   ROUTING_THREADS  thread counts, default "1 4 16 64 256 1024"
 #   ROUTING_LENGTHS  WFA lengths, default "150 1000 10000"
+#   ROUTING_SCALE    pairs per WFA cell, times this (default 1: about a
+#                    second at 16 threads)
+#   ROUTING_ENV      extra VAR=VALUE words for the shipped runs (e.g.
+#                    SEQSHIM_GPU_WAIT=spin), to compare settings
 routing_threads="${ROUTING_THREADS:-1 4 16 64 256 1024}"
 wfa_deb_dir="$here/debian"
 
@@ -16,7 +20,8 @@ wfa_cell() {
     up="$(LD_LIBRARY_PATH="$wfa_deb_dir" "$here/bin/wfa-threads" 16 "$pairs" "$len" 0.05 none)" || { echo "debian run failed"; return 1; }
     cpu="$(env SEQSHIM_BACKEND=cpu LD_LIBRARY_PATH="$wfa_deb_dir" LD_PRELOAD="$here/lib/libseqshim.so.0" \
         "$here/bin/wfa-threads" "$t" "$pairs" "$len" 0.05 none)" || { echo "cpu path run failed"; return 1; }
-    ours="$(env SEQSHIM_LOG=info SEQSHIM_CACHE_DIR="$cache/k" LD_LIBRARY_PATH="$wfa_deb_dir" \
+    # shellcheck disable=SC2086 # ROUTING_ENV is a list of words
+    ours="$(env SEQSHIM_LOG=info SEQSHIM_CACHE_DIR="$cache/k" ${ROUTING_ENV:-} LD_LIBRARY_PATH="$wfa_deb_dir" \
         LD_PRELOAD="$here/lib/libseqshim.so.0" "$here/bin/wfa-threads" "$t" "$pairs" "$len" 0.05 none 2>"$cache/routing.err")" \
         || { echo "seqshim run failed:"; tail -n 5 "$cache/routing.err"; return 1; }
     grep -E 'WFA: (last|[0-9]+ device)' "$cache/routing.err" | tail -n 3 | sed 's/^/    /'
@@ -45,6 +50,7 @@ if [ -x "$here/bin/wfa-threads" ] && [ -f "$wfa_deb_dir/libwfa2.so.0" ]; then
             # Fewer pairs for fewer threads (the same time per run), never
             # fewer than one a thread.
             pairs=$((base * (t < 16 ? t : 16) / 16))
+            pairs="$(awk -v p="$pairs" -v s="${ROUTING_SCALE:-1}" 'BEGIN { printf "%d", p * s }')"
             [ "$pairs" -lt "$t" ] && pairs="$t"
             name="routing: wavefront_align, $len bp, $t threads: identical to Debian"
             check "$name" "routing grid wfa: " wfa_cell "$len" "$t" "$pairs"
@@ -54,8 +60,9 @@ if [ -x "$here/bin/wfa-threads" ] && [ -f "$wfa_deb_dir/libwfa2.so.0" ]; then
 fi
 
 if gpu_test abea; then
+    # shellcheck disable=SC2086 # ROUTING_ENV is a list of words
     check "routing: ABEA per-read calls, threads grid, identical to f5c" "abea routing grid: .*1024 threads" \
-        env SEQSHIM_CACHE_DIR="$cache/k" ROUTING_THREADS="$routing_threads" \
+        env SEQSHIM_CACHE_DIR="$cache/k" ${ROUTING_ENV:-} ROUTING_THREADS="$routing_threads" \
         "$gpu_bin" per_read_routing_grid --exact --nocapture --test-threads=1
     grep -E '^abea routing grid' "$(log_of "routing: ABEA per-read calls, threads grid, identical to f5c")" | sed 's/^/      /'
 fi

@@ -20,6 +20,18 @@ pub enum Backend {
     Cuda,
 }
 
+/// How a device executor waits for its GPU (`SEQSHIM_GPU_WAIT`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum GpuWait {
+    /// Sleeps until the GPU is done: the core goes back to the host's
+    /// threads (a synchronous caller computing its own call, say) for the
+    /// few microseconds more each wake-up costs.
+    Block,
+    /// Spins on the CPU (the CUDA driver's default with one context): the
+    /// quickest wake-up, one core busy for the whole of every launch.
+    Spin,
+}
+
 /// Verbosity of `[seqshim]` lines on stderr, in increasing order.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
 pub enum LogLevel {
@@ -51,6 +63,8 @@ pub struct Config {
     /// (`SEQSHIM_GPU_MEMORY`); `None` means the default share
     /// ([`crate::engine::device::budget::default_cap`]).
     pub gpu_memory: Option<GpuMemory>,
+    /// How executors wait for their GPU (`SEQSHIM_GPU_WAIT`).
+    pub gpu_wait: GpuWait,
     /// Device operations that fail on purpose (`SEQSHIM_DEBUG_FAULTS`), for
     /// tests of the CPU rescue; empty unless set.
     pub faults: FaultPlan,
@@ -73,6 +87,7 @@ impl Default for Config {
             batch_linger: Duration::ZERO,
             routing: super::scheduler::Routing::Cost,
             gpu_memory: None,
+            gpu_wait: GpuWait::Block,
             faults: FaultPlan::default(),
             settings: Vec::new(),
             warnings: Vec::new(),
@@ -255,6 +270,13 @@ impl Config {
                 ),
             }
         }
+        if let Some(value) = lookup("SEQSHIM_GPU_WAIT") {
+            match value.trim().to_ascii_lowercase().as_str() {
+                "block" | "" => config.gpu_wait = GpuWait::Block,
+                "spin" => config.gpu_wait = GpuWait::Spin,
+                _ => bad("SEQSHIM_GPU_WAIT", &value, "block or spin"),
+            }
+        }
         if let Some(value) = lookup("SEQSHIM_DEBUG_FAULTS") {
             match FaultPlan::parse(&value) {
                 Some(plan) => config.faults = plan,
@@ -305,6 +327,7 @@ mod tests {
         assert_eq!(c.threads, None);
         assert_eq!(c.log, LogLevel::Warn);
         assert_eq!(c.gpu_memory, None);
+        assert_eq!(c.gpu_wait, GpuWait::Block);
         assert!(c.warnings.is_empty());
     }
 
@@ -319,6 +342,7 @@ mod tests {
             ("SEQSHIM_CACHE_DIR", "/tmp/k"),
             ("SEQSHIM_BATCH_LINGER_US", "250"),
             ("SEQSHIM_GPU_MEMORY", "6G"),
+            ("SEQSHIM_GPU_WAIT", "Spin"),
         ]);
         assert_eq!(c.backend, Backend::Cpu);
         assert!(c.strict);
@@ -328,6 +352,7 @@ mod tests {
         assert_eq!(c.cache_dir, Some(PathBuf::from("/tmp/k")));
         assert_eq!(c.batch_linger, Duration::from_micros(250));
         assert_eq!(c.gpu_memory, Some(GpuMemory::Bytes(6 << 30)));
+        assert_eq!(c.gpu_wait, GpuWait::Spin);
         assert!(c.warnings.is_empty(), "{:?}", c.warnings);
         let share = config_of(&[("SEQSHIM_GPU_MEMORY", "25%")]);
         assert_eq!(share.gpu_memory, Some(GpuMemory::Percent(25.0)));
@@ -359,6 +384,7 @@ mod tests {
             ("SEQSHIM_STRICT", "maybe"),
             ("SEQSHIM_BATCH_LINGER_US", "soon"),
             ("SEQSHIM_GPU_MEMORY", "0"),
+            ("SEQSHIM_GPU_WAIT", "nap"),
         ]);
         assert_eq!(c.backend, Backend::Auto);
         assert_eq!(c.threads, None);
@@ -367,7 +393,8 @@ mod tests {
         assert!(!c.strict);
         assert_eq!(c.batch_linger, Duration::ZERO);
         assert_eq!(c.gpu_memory, None);
-        assert_eq!(c.warnings.len(), 7, "{:?}", c.warnings);
+        assert_eq!(c.gpu_wait, GpuWait::Block);
+        assert_eq!(c.warnings.len(), 8, "{:?}", c.warnings);
         assert!(c.warnings.iter().any(|w| w.contains("SEQSHIM_GPU_MEMORY")));
         assert!(c.warnings[0].contains("SEQSHIM_LOG"));
         assert!(c.warnings.iter().any(|w| w.contains("\"opencl\"")));

@@ -22,6 +22,7 @@ use std::any::{Any, TypeId};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, OnceLock};
 
+use super::config::Backend;
 use super::cost_model::{CpuModel, Timed};
 use super::device::{DeviceError, Gpu};
 use super::fork::PerProcess;
@@ -136,39 +137,65 @@ pub fn devices_possible() -> bool {
 /// (none on the CPU path). Started on first use in each process: a forked
 /// child starts its own, on the CPU (see `fork`).
 pub fn scheduler<F: Family>() -> &'static Scheduler<F::Job> {
+    scheduler_built::<F>(BuildAt::Here)
+}
+
+/// Where a family's runners are built (GPUs opened, kernels loaded).
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum BuildAt {
+    /// On the calling thread.
+    Here,
+    /// On a thread of its own at the lowest CPU priority: what a start
+    /// caused by synchronous calls uses, so that it takes only CPU time the
+    /// callers leave idle (see [`super::device::at_background_priority`]).
+    Background,
+}
+
+fn scheduler_built<F: Family>(at: BuildAt) -> &'static Scheduler<F::Job> {
     slot::<F>().scheduler.get_or_init(|| {
-        let mut runners = Vec::new();
-        // A family without a kernel runs on the CPU only, and one whose
-        // kernel file is missing says so once.
-        let gpus = match (F::KERNEL, super::device::kernel_source(F::KERNEL)) {
-            ("", _) => &[][..],
-            (_, Ok(_)) => super::device::gpus(),
-            (_, Err(e)) => {
-                crate::log_warn!("{}: {e}; its work runs on the CPU", F::NAME);
-                &[][..]
-            }
+        let runners = match at {
+            BuildAt::Here => runners::<F>(),
+            BuildAt::Background => super::device::at_background_priority(runners::<F>),
         };
-        // (Unit tests stand emulated devices in for GPUs.)
-        if !cfg!(test) && !F::KERNEL.is_empty() && super::device::gpus().is_empty() {
-            NO_DEVICES.store(true, Ordering::Relaxed);
-        }
-        for gpu in gpus {
-            match F::runners(gpu) {
-                Ok(built) => runners.extend(built),
-                Err(e) => crate::log_warn!(
-                    "{} kernel unavailable on GPU {}: {e}",
-                    F::NAME,
-                    gpu.info().ordinal
-                ),
-            }
-        }
-        runners.extend(F::extra_runners());
         let options = Options {
             name: F::NAME,
             ..F::options()
         };
+        // The executors start here, at the caller's priority: a lowered
+        // thread could not raise its children's again.
         Scheduler::new(runners, options)
     })
+}
+
+/// The family's runners for every GPU in use (none on the CPU path).
+fn runners<F: Family>() -> Vec<Box<dyn BatchRunner<F::Job>>> {
+    let mut runners = Vec::new();
+    // A family without a kernel runs on the CPU only, and one whose
+    // kernel file is missing says so once.
+    let gpus = match (F::KERNEL, super::device::kernel_source(F::KERNEL)) {
+        ("", _) => &[][..],
+        (_, Ok(_)) => super::device::gpus(),
+        (_, Err(e)) => {
+            crate::log_warn!("{}: {e}; its work runs on the CPU", F::NAME);
+            &[][..]
+        }
+    };
+    // (Unit tests stand emulated devices in for GPUs.)
+    if !cfg!(test) && !F::KERNEL.is_empty() && super::device::gpus().is_empty() {
+        NO_DEVICES.store(true, Ordering::Relaxed);
+    }
+    for gpu in gpus {
+        match F::runners(gpu) {
+            Ok(built) => runners.extend(built),
+            Err(e) => crate::log_warn!(
+                "{} kernel unavailable on GPU {}: {e}",
+                F::NAME,
+                gpu.info().ordinal
+            ),
+        }
+    }
+    runners.extend(F::extra_runners());
+    runners
 }
 
 /// The devices of the family's scheduler if it has started (without
@@ -208,20 +235,17 @@ enum Started<J: Job> {
 /// its caller's thread, and once calls are seen to cost at least
 /// [`Family::min_device_call`] the scheduler starts on a background thread (once):
 /// no call waits for GPUs to be probed, kernels loaded and memory reserved
-/// (about a second). A family without a kernel, the CPU backend and strict
-/// mode (where tests expect the devices from the first call) start in the
-/// foreground.
+/// (about a second). A family without a kernel, a backend named in
+/// `SEQSHIM_BACKEND` (`cuda` asks for the devices from the first call, `cpu`
+/// has none to start) and strict mode (where tests expect the devices from
+/// the first call) start in the foreground.
 fn started_or_starting<F: Family>(cost: u64) -> Started<F::Job> {
     let slot = slot::<F>();
     if let Some(started) = slot.scheduler.get() {
         return Started::Yes(started);
     }
     let config = super::config::get();
-    if cfg!(test)
-        || F::KERNEL.is_empty()
-        || config.strict
-        || config.backend == super::config::Backend::Cpu
-    {
+    if cfg!(test) || F::KERNEL.is_empty() || config.strict || config.backend != Backend::Auto {
         return Started::Yes(scheduler::<F>());
     }
     // Decided on a settled average: a process's first calls are slow
@@ -235,7 +259,7 @@ fn started_or_starting<F: Family>(cost: u64) -> Started<F::Job> {
             settled.unwrap_or_default().as_secs_f64() * 1e6
         )
     };
-    if worth_a_device && start_in_background::<F>(why()).is_err() {
+    if worth_a_device && start_in_background::<F>(why(), BuildAt::Background).is_err() {
         // No thread to spare: start here, as before.
         return Started::Yes(scheduler::<F>());
     }
@@ -256,8 +280,8 @@ pub enum Bulk<J: Job> {
 
 /// Where the family's bulk work can go. The first ask starts the devices on
 /// a thread of its own (once), so the caller works through its first chunks
-/// on the CPU pool meanwhile; strict mode, the CPU backend and unit tests
-/// start them here.
+/// on the CPU pool meanwhile; strict mode, a backend named in
+/// `SEQSHIM_BACKEND` and unit tests start them here.
 pub fn bulk<F: Family>(cost: u64) -> Bulk<F::Job> {
     if !devices_possible() {
         return Bulk::CpuOnly;
@@ -269,8 +293,9 @@ pub fn bulk<F: Family>(cost: u64) -> Bulk<F::Job> {
             if cfg!(test)
                 || F::KERNEL.is_empty()
                 || config.strict
-                || config.backend == super::config::Backend::Cpu
-                || start_in_background::<F>(format!("a bulk call of cost {cost}")).is_err()
+                || config.backend != Backend::Auto
+                || start_in_background::<F>(format!("a bulk call of cost {cost}"), BuildAt::Here)
+                    .is_err()
             {
                 scheduler::<F>()
             } else {
@@ -285,8 +310,13 @@ pub fn bulk<F: Family>(cost: u64) -> Bulk<F::Job> {
     }
 }
 
-/// Starts the family's scheduler on a thread of its own, once.
-fn start_in_background<F: Family>(why: String) -> std::io::Result<()> {
+/// Starts the family's scheduler on a thread of its own, once. A start for
+/// synchronous calls builds the runners at background priority: those calls
+/// keep their cores (a start that competes with them for about a second
+/// made a short run of 16 busy callers slower than the CPU path alone); a
+/// bulk call's start runs at normal priority, as the bulk work waits for
+/// the devices.
+fn start_in_background<F: Family>(why: String, at: BuildAt) -> std::io::Result<()> {
     static STARTING: Mutex<Vec<TypeId>> = Mutex::new(Vec::new());
     {
         let mut starting = STARTING.lock().unwrap_or_else(|p| p.into_inner());
@@ -303,7 +333,7 @@ fn start_in_background<F: Family>(why: String) -> std::io::Result<()> {
                 F::NAME
             );
             let started = std::time::Instant::now();
-            let devices = scheduler::<F>().devices().len();
+            let devices = scheduler_built::<F>(at).devices().len();
             crate::log_info!(
                 "{}: {devices} device executors up after {:.0} ms; calls ran on their callers' threads meanwhile",
                 F::NAME,

@@ -10,6 +10,7 @@ use cudarc::driver::{CudaSlice, CudaStream, LaunchConfig, PinnedHostSlice, PushK
 use super::context::{err, shielded};
 use super::faults::{self, Op};
 use super::{DeviceError, Gpu, Kernel, STREAMS};
+use crate::engine::config::{self, GpuWait};
 
 impl Gpu {
     /// A new arena on stream `lane` (below [`STREAMS`]; larger values wrap).
@@ -277,9 +278,15 @@ impl Arena {
     pub fn fence(&mut self) -> Result<Fence, DeviceError> {
         let id = self.next_fence;
         let stream = self.stream.clone();
+        // A fence is waited on by an executor: a blocking event puts that
+        // thread to sleep instead of spinning a core (`SEQSHIM_GPU_WAIT`).
+        let flags = match config::get().gpu_wait {
+            GpuWait::Block => Some(cudarc::driver::sys::CUevent_flags::CU_EVENT_BLOCKING_SYNC),
+            GpuWait::Spin => None,
+        };
         let event = shielded("event record", || {
             stream
-                .record_event(None)
+                .record_event(flags)
                 .map_err(|e| err("event record failed", e))
         })?;
         self.next_fence += 1;

@@ -10,7 +10,7 @@ use cudarc::driver::CudaContext;
 use once_cell::sync::OnceCell;
 
 use super::{Gpu, GpuInfo, STREAMS, budget};
-use crate::engine::config;
+use crate::engine::config::{self, GpuWait};
 
 /// Oldest architecture the kernels are written for (Volta).
 const MIN_COMPUTE_CAPABILITY: (i32, i32) = (7, 0);
@@ -57,6 +57,16 @@ impl Gpu {
         super::faults::check(super::faults::Op::Open)?;
         shielded("opening the GPU", || {
             let ctx = CudaContext::new(ordinal).map_err(|e| err("context creation failed", e))?;
+            if config::get().gpu_wait == GpuWait::Block {
+                // With one context the driver spins its waiting threads on a
+                // core; a synchronous caller needs that core more than an
+                // executor needs a wake-up a few microseconds sooner.
+                if let Err(e) =
+                    ctx.set_flags(cudarc::driver::sys::CUctx_flags::CU_CTX_SCHED_BLOCKING_SYNC)
+                {
+                    crate::log_debug!("GPU {ordinal}: waits keep spinning ({e:?})");
+                }
+            }
             let name = ctx.name().unwrap_or_else(|_| "unknown GPU".to_string());
             let compute_capability = ctx
                 .compute_capability()

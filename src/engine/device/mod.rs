@@ -73,6 +73,55 @@ pub fn kernel_source(name: &str) -> Result<&'static KernelSource, DeviceError> {
         .ok_or_else(|| DeviceError(format!("no kernel named {name} (no kernels/{name}.cu)")))
 }
 
+/// Runs `work` (bringing a family's devices up: the driver, contexts,
+/// kernels) on a thread of its own at the lowest CPU priority, and returns
+/// what it returns. The thread takes only CPU time that the process's other
+/// threads leave idle, so a start-up beside busy synchronous callers costs
+/// them nothing; it may take longer. A thread cannot raise its priority
+/// again (without privileges), hence a thread of its own; where none can be
+/// started, `work` runs on the caller's.
+pub fn at_background_priority<T: Send>(work: impl FnOnce() -> T + Send) -> T {
+    let work = Mutex::new(Some(work));
+    let take = || work.lock().unwrap_or_else(|p| p.into_inner()).take();
+    std::thread::scope(|scope| {
+        let spawned = std::thread::Builder::new()
+            .name("seqshim-start".into())
+            .spawn_scoped(scope, || {
+                lower_this_threads_priority();
+                take().map(|work| work())
+            });
+        let done = match spawned {
+            Ok(handle) => handle
+                .join()
+                .unwrap_or_else(|payload| std::panic::resume_unwind(payload)),
+            Err(_) => None,
+        };
+        match done {
+            Some(done) => done,
+            None => take().expect("the work runs once, on one of the two threads")(),
+        }
+    })
+}
+
+/// The calling thread's nice value to 19 (Linux: a thread id is a process
+/// id to `setpriority`); elsewhere nothing.
+fn lower_this_threads_priority() {
+    #[cfg(target_os = "linux")]
+    {
+        // SAFETY: `gettid` and `setpriority` take and return plain integers;
+        // the call changes only the calling thread's scheduling weight, and
+        // its failure (a sandbox that forbids it) leaves the priority as it
+        // was, which is harmless.
+        let lowered = unsafe {
+            let tid = libc::gettid();
+            libc::setpriority(libc::PRIO_PROCESS, tid as libc::id_t, 19)
+        };
+        if lowered != 0 {
+            crate::log_debug!("the device start-up keeps its priority (setpriority failed)");
+        }
+    }
+}
+
 /// What the probe found: the GPUs we will use, or why we use none.
 pub enum Availability {
     Gpus(Vec<Arc<Gpu>>),
@@ -222,5 +271,29 @@ impl Gpu {
                 .mem_get_info()
                 .map_err(|e| err("cuMemGetInfo failed", e))
         })
+    }
+}
+
+#[cfg(all(test, target_os = "linux"))]
+mod tests {
+    use super::*;
+
+    /// The calling thread's nice value.
+    fn this_threads_nice() -> i32 {
+        // SAFETY: plain integers in and out (a failure would read -1, which
+        // the assertions below reject).
+        unsafe { libc::getpriority(libc::PRIO_PROCESS, libc::gettid() as libc::id_t) }
+    }
+
+    #[test]
+    fn background_work_runs_on_a_lowered_thread_of_its_own() {
+        let caller = std::thread::current().id();
+        let before = this_threads_nice();
+        let (ran_on, nice) =
+            at_background_priority(|| (std::thread::current().id(), this_threads_nice()));
+        assert_ne!(ran_on, caller);
+        assert_eq!(nice, 19);
+        // The caller keeps its priority (a thread cannot raise it again).
+        assert_eq!(this_threads_nice(), before);
     }
 }

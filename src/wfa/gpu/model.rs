@@ -179,7 +179,7 @@ pub fn align(
     for k in lo0..=hi0 {
         let v = if k == 0 {
             0
-        } else if p.ends_free != 0 && p.wide_start != 0 {
+        } else if p.wide_start != 0 {
             if k > 0 { k } else { 0 }
         } else {
             NULL
