@@ -11,27 +11,49 @@
 #                    second at 16 threads)
 #   ROUTING_ENV      extra VAR=VALUE words for the shipped runs (e.g.
 #                    SEQSHIM_GPU_WAIT=spin), to compare settings
+#   ROUTING_REPEAT   runs of the CPU path and of the shipped library per
+#                    WFA cell, alternating; medians compared (default 1)
 routing_threads="${ROUTING_THREADS:-1 4 16 64 256 1024}"
 wfa_deb_dir="$here/debian"
 
-# wfa_cell LEN T PAIRS: one grid cell; prints one line of ratios.
+# median WORDS...: the middle of the numbers given (the lower middle of an
+# even count).
+median() { printf '%s\n' "$@" | sort -n | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
+
+# rate OUTPUT: the aln/s figure of one wfa-threads line.
+rate() { sed -E 's/.* ([0-9]+) aln\/s.*/\1/' <<<"$1"; }
+
+# wfa_cell LEN T PAIRS: one grid cell; prints one line of ratios. With
+# ROUTING_REPEAT=R the CPU path and the shipped library run R times each,
+# alternating, and the medians are compared (the host's speed drifts by
+# tens of percent between single runs).
 wfa_cell() {
-    local len="$1" t="$2" pairs="$3" up cpu ours
+    local len="$1" t="$2" pairs="$3" up cpu ours r cpus=() ourss=()
     up="$(LD_LIBRARY_PATH="$wfa_deb_dir" "$here/bin/wfa-threads" 16 "$pairs" "$len" 0.05 none)" || { echo "debian run failed"; return 1; }
-    cpu="$(env SEQSHIM_BACKEND=cpu LD_LIBRARY_PATH="$wfa_deb_dir" LD_PRELOAD="$here/lib/libseqshim.so.0" \
-        "$here/bin/wfa-threads" "$t" "$pairs" "$len" 0.05 none)" || { echo "cpu path run failed"; return 1; }
-    # shellcheck disable=SC2086 # ROUTING_ENV is a list of words
-    ours="$(env SEQSHIM_LOG=info SEQSHIM_CACHE_DIR="$cache/k" ${ROUTING_ENV:-} LD_LIBRARY_PATH="$wfa_deb_dir" \
-        LD_PRELOAD="$here/lib/libseqshim.so.0" "$here/bin/wfa-threads" "$t" "$pairs" "$len" 0.05 none 2>"$cache/routing.err")" \
-        || { echo "seqshim run failed:"; tail -n 5 "$cache/routing.err"; return 1; }
-    grep -E 'WFA: (last|[0-9]+ device)' "$cache/routing.err" | tail -n 3 | sed 's/^/    /'
-    for other in "$cpu" "$ours"; do
-        [ "${up##*checksum }" = "${other##*checksum }" ] || { echo "checksums differ: $up / $other"; return 1; }
+    for ((r = 0; r < ${ROUTING_REPEAT:-1}; r++)); do
+        cpu="$(env SEQSHIM_BACKEND=cpu LD_LIBRARY_PATH="$wfa_deb_dir" LD_PRELOAD="$here/lib/libseqshim.so.0" \
+            "$here/bin/wfa-threads" "$t" "$pairs" "$len" 0.05 none)" || { echo "cpu path run failed"; return 1; }
+        # shellcheck disable=SC2086 # ROUTING_ENV is a list of words
+        ours="$(env SEQSHIM_LOG=info SEQSHIM_CACHE_DIR="$cache/k" ${ROUTING_ENV:-} LD_LIBRARY_PATH="$wfa_deb_dir" \
+            LD_PRELOAD="$here/lib/libseqshim.so.0" "$here/bin/wfa-threads" "$t" "$pairs" "$len" 0.05 none 2>"$cache/routing.err")"
+        local rc=$?
+        if [ "$rc" -ne 0 ]; then
+            echo "seqshim run failed (exit $rc):"
+            tail -n 20 "$cache/routing.err"
+            return 1
+        fi
+        grep -E 'WFA: (last|[0-9]+ device)|unavailable|warning' "$cache/routing.err" | tail -n 3 | sed 's/^/    /'
+        for other in "$cpu" "$ours"; do
+            [ "${up##*checksum }" = "${other##*checksum }" ] || { echo "checksums differ: $up / $other"; return 1; }
+        done
+        cpus+=("$(rate "$cpu")")
+        ourss+=("$(rate "$ours")")
     done
+    [ "${#cpus[@]}" -gt 1 ] && echo "    cpu path runs: ${cpus[*]}; shipped runs: ${ourss[*]}"
     local a c g
-    a="$(sed -E 's/.* ([0-9]+) aln\/s.*/\1/' <<<"$up")"
-    c="$(sed -E 's/.* ([0-9]+) aln\/s.*/\1/' <<<"$cpu")"
-    g="$(sed -E 's/.* ([0-9]+) aln\/s.*/\1/' <<<"$ours")"
+    a="$(rate "$up")"
+    c="$(median "${cpus[@]}")"
+    g="$(median "${ourss[@]}")"
     awk -v a="$a" -v c="$c" -v g="$g" -v l="$len" -v t="$t" -v n="$pairs" 'BEGIN {
         printf "routing grid wfa: %5s bp, %4s threads, %6s pairs: debian-16t %8d, cpu path %8d, shipped %8d aln/s; shipped/cpu %.2f, shipped/debian-16t %.2f\n",
             l, t, n, a, c, g, g / c, g / a }'

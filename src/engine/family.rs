@@ -137,65 +137,39 @@ pub fn devices_possible() -> bool {
 /// (none on the CPU path). Started on first use in each process: a forked
 /// child starts its own, on the CPU (see `fork`).
 pub fn scheduler<F: Family>() -> &'static Scheduler<F::Job> {
-    scheduler_built::<F>(BuildAt::Here)
-}
-
-/// Where a family's runners are built (GPUs opened, kernels loaded).
-#[derive(Clone, Copy, PartialEq, Eq)]
-enum BuildAt {
-    /// On the calling thread.
-    Here,
-    /// On a thread of its own at the lowest CPU priority: what a start
-    /// caused by synchronous calls uses, so that it takes only CPU time the
-    /// callers leave idle (see [`super::device::at_background_priority`]).
-    Background,
-}
-
-fn scheduler_built<F: Family>(at: BuildAt) -> &'static Scheduler<F::Job> {
     slot::<F>().scheduler.get_or_init(|| {
-        let runners = match at {
-            BuildAt::Here => runners::<F>(),
-            BuildAt::Background => super::device::at_background_priority(runners::<F>),
+        let mut runners = Vec::new();
+        // A family without a kernel runs on the CPU only, and one whose
+        // kernel file is missing says so once.
+        let gpus = match (F::KERNEL, super::device::kernel_source(F::KERNEL)) {
+            ("", _) => &[][..],
+            (_, Ok(_)) => super::device::gpus(),
+            (_, Err(e)) => {
+                crate::log_warn!("{}: {e}; its work runs on the CPU", F::NAME);
+                &[][..]
+            }
         };
+        // (Unit tests stand emulated devices in for GPUs.)
+        if !cfg!(test) && !F::KERNEL.is_empty() && super::device::gpus().is_empty() {
+            NO_DEVICES.store(true, Ordering::Relaxed);
+        }
+        for gpu in gpus {
+            match F::runners(gpu) {
+                Ok(built) => runners.extend(built),
+                Err(e) => crate::log_warn!(
+                    "{} kernel unavailable on GPU {}: {e}",
+                    F::NAME,
+                    gpu.info().ordinal
+                ),
+            }
+        }
+        runners.extend(F::extra_runners());
         let options = Options {
             name: F::NAME,
             ..F::options()
         };
-        // The executors start here, at the caller's priority: a lowered
-        // thread could not raise its children's again.
         Scheduler::new(runners, options)
     })
-}
-
-/// The family's runners for every GPU in use (none on the CPU path).
-fn runners<F: Family>() -> Vec<Box<dyn BatchRunner<F::Job>>> {
-    let mut runners = Vec::new();
-    // A family without a kernel runs on the CPU only, and one whose
-    // kernel file is missing says so once.
-    let gpus = match (F::KERNEL, super::device::kernel_source(F::KERNEL)) {
-        ("", _) => &[][..],
-        (_, Ok(_)) => super::device::gpus(),
-        (_, Err(e)) => {
-            crate::log_warn!("{}: {e}; its work runs on the CPU", F::NAME);
-            &[][..]
-        }
-    };
-    // (Unit tests stand emulated devices in for GPUs.)
-    if !cfg!(test) && !F::KERNEL.is_empty() && super::device::gpus().is_empty() {
-        NO_DEVICES.store(true, Ordering::Relaxed);
-    }
-    for gpu in gpus {
-        match F::runners(gpu) {
-            Ok(built) => runners.extend(built),
-            Err(e) => crate::log_warn!(
-                "{} kernel unavailable on GPU {}: {e}",
-                F::NAME,
-                gpu.info().ordinal
-            ),
-        }
-    }
-    runners.extend(F::extra_runners());
-    runners
 }
 
 /// The devices of the family's scheduler if it has started (without
@@ -259,7 +233,7 @@ fn started_or_starting<F: Family>(cost: u64) -> Started<F::Job> {
             settled.unwrap_or_default().as_secs_f64() * 1e6
         )
     };
-    if worth_a_device && start_in_background::<F>(why(), BuildAt::Background).is_err() {
+    if worth_a_device && start_in_background::<F>(why()).is_err() {
         // No thread to spare: start here, as before.
         return Started::Yes(scheduler::<F>());
     }
@@ -294,8 +268,7 @@ pub fn bulk<F: Family>(cost: u64) -> Bulk<F::Job> {
                 || F::KERNEL.is_empty()
                 || config.strict
                 || config.backend != Backend::Auto
-                || start_in_background::<F>(format!("a bulk call of cost {cost}"), BuildAt::Here)
-                    .is_err()
+                || start_in_background::<F>(format!("a bulk call of cost {cost}")).is_err()
             {
                 scheduler::<F>()
             } else {
@@ -310,13 +283,8 @@ pub fn bulk<F: Family>(cost: u64) -> Bulk<F::Job> {
     }
 }
 
-/// Starts the family's scheduler on a thread of its own, once. A start for
-/// synchronous calls builds the runners at background priority: those calls
-/// keep their cores (a start that competes with them for about a second
-/// made a short run of 16 busy callers slower than the CPU path alone); a
-/// bulk call's start runs at normal priority, as the bulk work waits for
-/// the devices.
-fn start_in_background<F: Family>(why: String, at: BuildAt) -> std::io::Result<()> {
+/// Starts the family's scheduler on a thread of its own, once.
+fn start_in_background<F: Family>(why: String) -> std::io::Result<()> {
     static STARTING: Mutex<Vec<TypeId>> = Mutex::new(Vec::new());
     {
         let mut starting = STARTING.lock().unwrap_or_else(|p| p.into_inner());
@@ -325,15 +293,18 @@ fn start_in_background<F: Family>(why: String, at: BuildAt) -> std::io::Result<(
         }
         starting.push(TypeId::of::<F>());
     }
+    // Taken before the thread exists, so that no exit can slip in between.
+    let start_up = super::device::StartUp::begin();
     std::thread::Builder::new()
         .name("seqshim-start".into())
         .spawn(move || {
+            let _exit_waits = start_up;
             crate::log_info!(
                 "{}: starting the devices in the background: {why}",
                 F::NAME
             );
             let started = std::time::Instant::now();
-            let devices = scheduler_built::<F>(at).devices().len();
+            let devices = scheduler::<F>().devices().len();
             crate::log_info!(
                 "{}: {devices} device executors up after {:.0} ms; calls ran on their callers' threads meanwhile",
                 F::NAME,

@@ -73,52 +73,64 @@ pub fn kernel_source(name: &str) -> Result<&'static KernelSource, DeviceError> {
         .ok_or_else(|| DeviceError(format!("no kernel named {name} (no kernels/{name}.cu)")))
 }
 
-/// Runs `work` (bringing a family's devices up: the driver, contexts,
-/// kernels) on a thread of its own at the lowest CPU priority, and returns
-/// what it returns. The thread takes only CPU time that the process's other
-/// threads leave idle, so a start-up beside busy synchronous callers costs
-/// them nothing; it may take longer. A thread cannot raise its priority
-/// again (without privileges), hence a thread of its own; where none can be
-/// started, `work` runs on the caller's.
-pub fn at_background_priority<T: Send>(work: impl FnOnce() -> T + Send) -> T {
-    let work = Mutex::new(Some(work));
-    let take = || work.lock().unwrap_or_else(|p| p.into_inner()).take();
-    std::thread::scope(|scope| {
-        let spawned = std::thread::Builder::new()
-            .name("seqshim-start".into())
-            .spawn_scoped(scope, || {
-                lower_this_threads_priority();
-                take().map(|work| work())
-            });
-        let done = match spawned {
-            Ok(handle) => handle
-                .join()
-                .unwrap_or_else(|payload| std::panic::resume_unwind(payload)),
-            Err(_) => None,
-        };
-        match done {
-            Some(done) => done,
-            None => take().expect("the work runs once, on one of the two threads")(),
+/// Device start-ups in flight in this process (by its id, as a forked
+/// child inherits the count but not the threads), which its exit waits for.
+static START_UPS: Mutex<(u32, usize)> = Mutex::new((0, 0));
+static START_UPS_DONE: std::sync::Condvar = std::sync::Condvar::new();
+
+/// Longest an exit waits for a start-up in flight.
+const EXIT_WAIT: std::time::Duration = std::time::Duration::from_secs(30);
+
+/// Held by a thread that brings a family's devices up in the background
+/// while the process goes on. The CUDA driver tears itself down when the
+/// process exits, and a thread still inside it (opening a context, loading
+/// a kernel) then crashes the exiting process: a short run whose calls
+/// started the GPU in its last second would end in a segmentation fault.
+/// So while one is held, the process's exit waits for it (at most
+/// [`EXIT_WAIT`]).
+pub struct StartUp(());
+
+impl StartUp {
+    pub fn begin() -> StartUp {
+        static HOOKED: std::sync::Once = std::sync::Once::new();
+        HOOKED.call_once(|| {
+            // SAFETY: `wait_for_start_ups` is a plain `extern "C" fn()` that
+            // does not unwind (it only locks, waits and returns); registering
+            // it once has no other effect. Should registration fail, exits
+            // are as before.
+            let _ = unsafe { libc::atexit(wait_for_start_ups) };
+        });
+        let mut count = START_UPS.lock().unwrap_or_else(|p| p.into_inner());
+        let pid = std::process::id();
+        if count.0 != pid {
+            *count = (pid, 0);
         }
-    })
+        count.1 += 1;
+        StartUp(())
+    }
 }
 
-/// The calling thread's nice value to 19 (Linux: a thread id is a process
-/// id to `setpriority`); elsewhere nothing.
-fn lower_this_threads_priority() {
-    #[cfg(target_os = "linux")]
-    {
-        // SAFETY: `gettid` and `setpriority` take and return plain integers;
-        // the call changes only the calling thread's scheduling weight, and
-        // its failure (a sandbox that forbids it) leaves the priority as it
-        // was, which is harmless.
-        let lowered = unsafe {
-            let tid = libc::gettid();
-            libc::setpriority(libc::PRIO_PROCESS, tid as libc::id_t, 19)
-        };
-        if lowered != 0 {
-            crate::log_debug!("the device start-up keeps its priority (setpriority failed)");
+impl Drop for StartUp {
+    fn drop(&mut self) {
+        let mut count = START_UPS.lock().unwrap_or_else(|p| p.into_inner());
+        count.1 = count.1.saturating_sub(1);
+        START_UPS_DONE.notify_all();
+    }
+}
+
+/// At exit: waits until no start-up of this process is in flight.
+extern "C" fn wait_for_start_ups() {
+    let deadline = Instant::now() + EXIT_WAIT;
+    let mut count = START_UPS.lock().unwrap_or_else(|p| p.into_inner());
+    while count.0 == std::process::id() && count.1 > 0 {
+        let now = Instant::now();
+        if now >= deadline {
+            return;
         }
+        count = START_UPS_DONE
+            .wait_timeout(count, deadline - now)
+            .unwrap_or_else(|p| p.into_inner())
+            .0;
     }
 }
 
@@ -274,26 +286,43 @@ impl Gpu {
     }
 }
 
-#[cfg(all(test, target_os = "linux"))]
+#[cfg(test)]
 mod tests {
     use super::*;
 
-    /// The calling thread's nice value.
-    fn this_threads_nice() -> i32 {
-        // SAFETY: plain integers in and out (a failure would read -1, which
-        // the assertions below reject).
-        unsafe { libc::getpriority(libc::PRIO_PROCESS, libc::gettid() as libc::id_t) }
-    }
-
+    /// In a child process (this test binary, run again): a start-up that
+    /// lasts 300 ms and then writes a file, and an exit right away. The exit
+    /// must wait for the start-up, so the file exists when the child ends.
     #[test]
-    fn background_work_runs_on_a_lowered_thread_of_its_own() {
-        let caller = std::thread::current().id();
-        let before = this_threads_nice();
-        let (ran_on, nice) =
-            at_background_priority(|| (std::thread::current().id(), this_threads_nice()));
-        assert_ne!(ran_on, caller);
-        assert_eq!(nice, 19);
-        // The caller keeps its priority (a thread cannot raise it again).
-        assert_eq!(this_threads_nice(), before);
+    fn exit_waits_for_a_start_up_in_flight() {
+        const CHILD: &str = "SEQSHIM_TEST_START_UP_MARKER";
+        if let Some(marker) = std::env::var_os(CHILD) {
+            let start_up = StartUp::begin();
+            std::thread::spawn(move || {
+                std::thread::sleep(std::time::Duration::from_millis(300));
+                std::fs::write(&marker, b"done").unwrap();
+                drop(start_up);
+            });
+            std::process::exit(0);
+        }
+        let marker = std::env::temp_dir().join(format!("seqshim-start-up-{}", std::process::id()));
+        let _ = std::fs::remove_file(&marker);
+        let status = std::process::Command::new(std::env::current_exe().unwrap())
+            .args([
+                "--exact",
+                "engine::device::tests::exit_waits_for_a_start_up_in_flight",
+                "--nocapture",
+            ])
+            .env(CHILD, &marker)
+            .status()
+            .unwrap();
+        assert!(status.success(), "{status:?}");
+        let written = std::fs::read(&marker);
+        let _ = std::fs::remove_file(&marker);
+        assert_eq!(
+            written.ok().as_deref(),
+            Some(&b"done"[..]),
+            "the exit did not wait"
+        );
     }
 }
