@@ -13,6 +13,7 @@
 #                    SEQSHIM_GPU_WAIT=spin), to compare settings
 #   ROUTING_REPEAT   runs of the CPU path and of the shipped library per
 #                    WFA cell, alternating; medians compared (default 1)
+#   ROUTING_SKIP_ABEA  set: no ABEA grid (GACT_ROUTING_THREADS=" ": no GACT)
 routing_threads="${ROUTING_THREADS:-1 4 16 64 256 1024}"
 wfa_deb_dir="$here/debian"
 
@@ -81,7 +82,7 @@ if [ -x "$here/bin/wfa-threads" ] && [ -f "$wfa_deb_dir/libwfa2.so.0" ]; then
     done
 fi
 
-if gpu_test abea; then
+if [ -z "${ROUTING_SKIP_ABEA:-}" ] && gpu_test abea; then
     # shellcheck disable=SC2086 # ROUTING_ENV is a list of words
     check "routing: ABEA per-read calls, threads grid, identical to f5c" "abea routing grid: .*1024 threads" \
         env SEQSHIM_CACHE_DIR="$cache/k" ${ROUTING_ENV:-} ROUTING_THREADS="$routing_threads" \
