@@ -19,7 +19,7 @@
 //! ```
 
 use std::any::{Any, TypeId};
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, OnceLock};
 
 use super::config::Backend;
@@ -62,6 +62,14 @@ pub trait Family: 'static {
     fn min_device_call() -> std::time::Duration {
         MIN_DEVICE_CALL
     }
+
+    /// How many synchronous calls must have been seen running at once
+    /// before they start the devices ([`MIN_DEVICE_CALLERS`] by default):
+    /// a launch returns one job later than a core computes it, so a device
+    /// can only gain on calls that wait for it together.
+    fn min_device_callers() -> usize {
+        MIN_DEVICE_CALLERS
+    }
 }
 
 /// The label a runner gives its GPU in logs and reports.
@@ -98,6 +106,36 @@ struct FamilySlot<J: Job> {
     /// Per process: a forked child starts its own, on the CPU (see `fork`).
     scheduler: PerProcess<Scheduler<J>>,
     before_start: CpuModel,
+    /// Synchronous calls on their callers' threads before the start.
+    callers: InFlight,
+}
+
+/// How many calls are running now, and the most seen at once.
+#[derive(Default)]
+pub struct InFlight {
+    now: AtomicUsize,
+    most: AtomicUsize,
+}
+
+impl InFlight {
+    fn enter(&self) -> Caller<'_> {
+        let now = self.now.fetch_add(1, Ordering::Relaxed) + 1;
+        self.most.fetch_max(now, Ordering::Relaxed);
+        Caller(self)
+    }
+
+    fn most(&self) -> usize {
+        self.most.load(Ordering::Relaxed)
+    }
+}
+
+/// One call counted in an [`InFlight`] while it lives.
+pub struct Caller<'a>(&'a InFlight);
+
+impl Drop for Caller<'_> {
+    fn drop(&mut self) {
+        self.0.now.fetch_sub(1, Ordering::Relaxed);
+    }
 }
 
 fn slot<F: Family>() -> &'static FamilySlot<F::Job> {
@@ -109,6 +147,7 @@ fn slot<F: Family>() -> &'static FamilySlot<F::Job> {
             let fresh: &'static FamilySlot<F::Job> = Box::leak(Box::new(FamilySlot {
                 scheduler: PerProcess::new(),
                 before_start: CpuModel::default(),
+                callers: InFlight::default(),
             }));
             let free = SLOTS
                 .iter()
@@ -195,14 +234,24 @@ fn started<F: Family>() -> bool {
 /// while they are locked).
 const MIN_DEVICE_CALL: std::time::Duration = std::time::Duration::from_micros(50);
 
+/// Synchronous calls seen in flight at once before they start the devices.
+/// A single WFA pair or ABEA read takes a device several times as long as a
+/// core (its one block works through the alignment step by step), so with
+/// few callers the devices only cost: the start-up stalls the process for a
+/// fraction of a second (contexts, pinned memory), which made runs of 1-4
+/// callers of 1-10 kbp pairs 7-47 % slower than the CPU path, while 16 and
+/// more callers gained up to 1.3x.
+const MIN_DEVICE_CALLERS: usize = 8;
+
 /// Calls of a size class timed before their estimate decides a start.
 const SETTLED_SAMPLES: u32 = 64;
 
 /// Whether a family's devices are up for a call.
 enum Started<J: Job> {
     Yes(&'static Scheduler<J>),
-    /// Not (yet): the call runs on its caller's thread, timed here.
-    NotYet(&'static CpuModel),
+    /// Not (yet): the call runs on its caller's thread, timed and counted
+    /// here.
+    NotYet(&'static CpuModel, &'static InFlight),
 }
 
 /// The family's scheduler when it has started. Otherwise the call runs on
@@ -226,18 +275,20 @@ fn started_or_starting<F: Family>(cost: u64) -> Started<F::Job> {
     // (cold caches, first allocations), and 150 bp pairs looked like 50 us
     // calls for a while and started the GPU for nothing.
     let settled = slot.before_start.settled_estimate(cost, SETTLED_SAMPLES);
-    let worth_a_device = settled.is_some_and(|t| t >= F::min_device_call());
+    let worth_a_device = settled.is_some_and(|t| t >= F::min_device_call())
+        && slot.callers.most() >= F::min_device_callers();
     let why = || {
         format!(
-            "calls of cost {cost} take {:.0} us on their callers' threads",
-            settled.unwrap_or_default().as_secs_f64() * 1e6
+            "calls of cost {cost} take {:.0} us on their callers' threads, up to {} at once",
+            settled.unwrap_or_default().as_secs_f64() * 1e6,
+            slot.callers.most()
         )
     };
     if worth_a_device && start_in_background::<F>(why()).is_err() {
         // No thread to spare: start here, as before.
         return Started::Yes(scheduler::<F>());
     }
-    Started::NotYet(&slot.before_start)
+    Started::NotYet(&slot.before_start, &slot.callers)
 }
 
 /// Where a family's bulk work (one call the caller knows is large: a
@@ -318,7 +369,7 @@ fn start_in_background<F: Family>(why: String) -> std::io::Result<()> {
 /// the routing (see [`Placement::Here`]).
 pub enum Timing<J: Job> {
     Scheduled(HereTimer<'static, J>),
-    BeforeStart(Timed<'static>),
+    BeforeStart(Timed<'static>, Caller<'static>),
     Untimed,
 }
 
@@ -346,8 +397,11 @@ pub fn place<F: Family>(cost: u64, make_job: impl FnOnce() -> Option<F::Job>) ->
     }
     let scheduler = match started_or_starting::<F>(cost) {
         Started::Yes(scheduler) => scheduler,
-        Started::NotYet(model) => {
-            return Placement::Here(Timing::BeforeStart(Timed::start(model, cost)));
+        Started::NotYet(model, callers) => {
+            return Placement::Here(Timing::BeforeStart(
+                Timed::start(model, cost),
+                callers.enter(),
+            ));
         }
     };
     // `devices()` needs no lock: without GPUs a call costs one branch.
@@ -369,6 +423,19 @@ pub fn place<F: Family>(cost: u64, make_job: impl FnOnce() -> Option<F::Job>) ->
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn in_flight_keeps_the_most_callers_seen_at_once() {
+        let callers = InFlight::default();
+        {
+            let _a = callers.enter();
+            let _b = callers.enter();
+            assert_eq!(callers.most(), 2);
+        }
+        let _c = callers.enter();
+        assert_eq!(callers.now.load(Ordering::Relaxed), 1);
+        assert_eq!(callers.most(), 2);
+    }
 
     struct Twice;
     struct Doubling(u32);

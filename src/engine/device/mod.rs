@@ -90,16 +90,24 @@ const EXIT_WAIT: std::time::Duration = std::time::Duration::from_secs(30);
 /// [`EXIT_WAIT`]).
 pub struct StartUp(());
 
+/// Registers [`wait_for_start_ups`] to run at exit. Exit handlers run last
+/// registered first, and the CUDA driver registers its own (which tear it
+/// down) as it initialises and opens contexts: the wait registered by the
+/// first [`StartUp`] alone would run after them, and an exit during a
+/// start-up failed its context creation (`CUDA_ERROR_DEINITIALIZED`) or
+/// crashed. So the probe registers the wait again after each of those steps
+/// (once per process each), ahead of the driver's.
+fn hook_exit() {
+    // SAFETY: `wait_for_start_ups` is a plain `extern "C" fn()` that does
+    // not unwind (it only locks, waits and returns); registering it has no
+    // other effect. Should registration fail, exits are as before.
+    let _ = unsafe { libc::atexit(wait_for_start_ups) };
+}
+
 impl StartUp {
     pub fn begin() -> StartUp {
         static HOOKED: std::sync::Once = std::sync::Once::new();
-        HOOKED.call_once(|| {
-            // SAFETY: `wait_for_start_ups` is a plain `extern "C" fn()` that
-            // does not unwind (it only locks, waits and returns); registering
-            // it once has no other effect. Should registration fail, exits
-            // are as before.
-            let _ = unsafe { libc::atexit(wait_for_start_ups) };
-        });
+        HOOKED.call_once(hook_exit);
         let mut count = START_UPS.lock().unwrap_or_else(|p| p.into_inner());
         let pid = std::process::id();
         if count.0 != pid {

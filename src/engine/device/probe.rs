@@ -35,6 +35,7 @@ pub(super) fn probe(wanted: Option<&[usize]>) -> Result<Vec<Arc<Gpu>>, DeviceErr
     let count = shielded("CUDA initialisation", || {
         CudaContext::device_count().map_err(|e| err("cuInit/cuDeviceGetCount failed", e))
     })?;
+    super::hook_exit();
     if count <= 0 {
         return Err(DeviceError("the CUDA driver reports no GPU".into()));
     }
@@ -54,6 +55,7 @@ pub(super) fn probe(wanted: Option<&[usize]>) -> Result<Vec<Arc<Gpu>>, DeviceErr
             Err(e) => skipped.push(format!("GPU {ordinal}: {e}")),
         }
     }
+    super::hook_exit();
     for line in &skipped {
         crate::log_warn!("not using {line}");
     }
