@@ -136,22 +136,29 @@ impl TileRunner {
     pub fn run(&mut self, jobs: &[TileJob]) -> Result<Vec<Option<TileOutput>>, DeviceError> {
         let (device_room, host_room) = self.rooms();
         let mut results: Vec<Option<TileOutput>> = jobs.iter().map(|_| None).collect();
-        let chunks = plan_launches(jobs, device_room, host_room);
+        let mut plan = LaunchPlan::new(jobs, device_room, host_room);
         let mut in_flight: [Option<InFlight>; 2] = [None, None];
-        for (i, chunk) in chunks.iter().enumerate() {
-            let lane = i % 2;
+        let mut launches = 0;
+        loop {
+            // Planning and laying out the next launch touch no lane: done
+            // before waiting for the lane, while the GPU still runs both.
+            let planning = Instant::now();
+            let Some(chunk) = plan.next() else { break };
+            let layout = Layout::new(jobs, &chunk);
+            let planned = planning.elapsed();
+            let lane = launches % 2;
             if let Some(launch) = in_flight[lane].take() {
                 self.finish(lane, launch, &mut results)?;
             }
             let packing = Instant::now();
-            let layout = Layout::new(jobs, chunk);
             let marks = self.launch(lane, jobs, &layout)?;
             if let Some(timeline) = &mut self.timeline {
-                timeline.pack += packing.elapsed();
+                timeline.pack += planned + packing.elapsed();
             }
             in_flight[lane] = Some(InFlight { layout, marks });
+            launches += 1;
         }
-        for lane in [chunks.len() % 2, (chunks.len() + 1) % 2] {
+        for lane in [launches % 2, (launches + 1) % 2] {
             if let Some(launch) = in_flight[lane].take() {
                 self.finish(lane, launch, &mut results)?;
             }
@@ -253,34 +260,54 @@ impl TileRunner {
 
 /// Groups the tiles into launches, in input order, each within
 /// `device_room` bytes of which at most `host_room` cross the bus. A tile
-/// that does not fit alone is left out (it goes back to the CPU).
-fn plan_launches(jobs: &[TileJob], device_room: usize, host_room: usize) -> Vec<Vec<usize>> {
-    let mut chunks = Vec::new();
-    let mut chunk = Vec::new();
-    let (mut bytes, mut io) = (0usize, 0usize);
-    for (index, job) in jobs.iter().enumerate() {
-        if !job.kernel_takes() {
-            continue;
+/// that does not fit alone is left out (it goes back to the CPU). One
+/// launch at a time: planning a large batch whole before its first launch
+/// left the GPU idle for as long (tens of nanoseconds a tile).
+struct LaunchPlan<'a> {
+    jobs: &'a [TileJob],
+    next: usize,
+    device_room: usize,
+    host_room: usize,
+}
+
+impl<'a> LaunchPlan<'a> {
+    fn new(jobs: &'a [TileJob], device_room: usize, host_room: usize) -> Self {
+        LaunchPlan {
+            jobs,
+            next: 0,
+            device_room,
+            host_room,
         }
-        let (job_io, job_bytes) = tile_bytes(job);
-        if job_bytes > device_room || job_io > host_room {
-            continue;
-        }
-        if bytes + job_bytes > device_room
-            || io + job_io > host_room
-            || chunk.len() == MAX_LAUNCH_TILES
-        {
-            chunks.push(std::mem::take(&mut chunk));
-            (bytes, io) = (0, 0);
-        }
-        chunk.push(index);
-        bytes += job_bytes;
-        io += job_io;
     }
-    if !chunk.is_empty() {
-        chunks.push(chunk);
+}
+
+impl Iterator for LaunchPlan<'_> {
+    /// Indices into the jobs.
+    type Item = Vec<usize>;
+
+    fn next(&mut self) -> Option<Vec<usize>> {
+        let mut chunk = Vec::new();
+        let (mut bytes, mut io) = (0usize, 0usize);
+        while let Some(job) = self.jobs.get(self.next) {
+            if job.kernel_takes() {
+                let (job_io, job_bytes) = tile_bytes(job);
+                if job_bytes <= self.device_room && job_io <= self.host_room {
+                    if bytes + job_bytes > self.device_room
+                        || io + job_io > self.host_room
+                        || chunk.len() == MAX_LAUNCH_TILES
+                    {
+                        // Full: this tile opens the next launch.
+                        break;
+                    }
+                    chunk.push(self.next);
+                    bytes += job_bytes;
+                    io += job_io;
+                }
+            }
+            self.next += 1;
+        }
+        (!chunk.is_empty()).then_some(chunk)
     }
-    chunks
 }
 
 impl BatchRunner<TileJob> for TileRunner {
@@ -340,7 +367,7 @@ mod tests {
             .map(|j| tile_bytes(j).1)
             .max()
             .unwrap();
-        let chunks = plan_launches(&jobs, 3 * largest, usize::MAX);
+        let chunks: Vec<Vec<usize>> = LaunchPlan::new(&jobs, 3 * largest, usize::MAX).collect();
         assert!(chunks.len() > 1);
         let order: Vec<usize> = chunks.iter().flatten().copied().collect();
         assert_eq!(order, (0..50).collect::<Vec<_>>());
