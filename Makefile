@@ -175,8 +175,12 @@ bench-wfa-batch: build
 # GACT tiles (320x320, 15 % divergence) through seqshim on one thread and on
 # all cores (batch API) vs parasail's traced Smith-Waterman on the same
 # tiles, then whole 10 kb extensions; Darwin's own rates are recorded
-# anchors, printed as such. GACT_BENCH_ARGS: tiles, repeats, pairs.
+# anchors, printed as such. GACT_BENCH_ARGS: tiles, repeats, pairs. Then
+# parasail traced on every core over 128, 320 and 511 tiles (the GPU
+# benchmark's sides; the device bundle runs it on 16 threads);
+# PARASAIL_THREADS_SCALE multiplies its tile counts.
 GACT_BENCH_ARGS ?= 256 5 16
+PARASAIL_THREADS_SCALE ?= 0.25
 bench-gact: build
 	@mkdir -p $(BUILD)/bench
 	@ln -sf ../../$(RELEASE_LIB) $(BUILD)/bench/libseqshim.so.0
@@ -184,6 +188,9 @@ bench-gact: build
 	$(CC) -O2 -Wall -Wextra -Werror -Iinclude -o $(BUILD)/bench/gact_bench benches/gact/gact_bench.c \
 	    -L$(BUILD)/bench -lseqshim -lparasail -Wl,-rpath,'$$ORIGIN'
 	$(BUILD)/bench/gact_bench $(GACT_BENCH_ARGS)
+	$(CC) -O2 -Wall -Wextra -Werror -o $(BUILD)/bench/parasail_threads benches/gact/parasail_threads.c \
+	    -lparasail -lpthread
+	$(BUILD)/bench/parasail_threads $$(nproc) $(PARASAIL_THREADS_SCALE)
 
 # CUDA-EC quality against the truth and speed (spec 7, 8.4, 8.5): wgsim data
 # sets, seqshim-ec exact-v1 and default mode versus Lighter, one thread and

@@ -65,6 +65,29 @@ else
 fi
 rm -rf "$deb_dir"
 
+# GACT's CPU reference, parasail traced on 16 threads, against Debian 12's
+# libparasail.so.8 2.6: its package (downloaded, or the copy installed
+# here) is unpacked into the bundle, which the GPU machine may lack.
+deb_dir="$(mktemp -d)"
+if (cd "$deb_dir" && apt-get download libparasail8 >/dev/null 2>&1) \
+    || cp /var/cache/apt/archives/libparasail8_2.6*.deb "$deb_dir/" 2>/dev/null; then
+    dpkg-deb -x "$deb_dir"/libparasail8_*.deb "$deb_dir/x"
+    parasail_so="$(ls "$deb_dir"/x/usr/lib/*/libparasail.so.8)"
+elif [ -e /usr/lib/x86_64-linux-gnu/libparasail.so.8 ] && dpkg -s libparasail8 >/dev/null 2>&1; then
+    parasail_so=/usr/lib/x86_64-linux-gnu/libparasail.so.8
+else
+    parasail_so=
+fi
+if [ -n "$parasail_so" ] && [ -e /usr/include/parasail.h ]; then
+    mkdir -p "$out/debian"
+    cp -L "$parasail_so" "$out/debian/libparasail.so.8"
+    cc -O2 -Wall -Wextra -Werror -o "$out/bin/parasail-threads" benches/gact/parasail_threads.c \
+        -L"$out/debian" -l:libparasail.so.8 -lpthread -Wl,-rpath,'$ORIGIN/../debian'
+else
+    echo "note: no Debian libparasail8 (or libparasail-dev's header); the bundle carries no parasail benchmark"
+fi
+rm -rf "$deb_dir"
+
 # The EC benchmark's reference (Debian's lighter), when this machine has it.
 if command -v lighter >/dev/null; then
     cp "$(command -v lighter)" "$out/bin/lighter"

@@ -3,7 +3,8 @@
 //! every result (score, maximum cell, steps, states) must be identical. A
 //! failing device must leave nothing lost (its tiles rerun on the CPU), the
 //! batch entry must run on the GPU, and a benchmark compares GPU batches
-//! with the CPU path on every host thread.
+//! with the CPU path on every host thread and splits their time into the
+//! kernels' and the host's.
 //!
 //! Needs a GPU; without one each test prints SKIP, unless
 //! `SEQSHIM_REQUIRE_GPU=1` (the device bundle sets it) makes that a failure.
@@ -418,7 +419,8 @@ fn lockstep_extensions_on_the_gpu_equal_single_calls() {
 
 /// Tiles/s and GCUPS (cells of m x n per tile, traceback included) of the
 /// GPU runner against the CPU path on every host thread, GACT-style tiles
-/// (traceback from the corner, T - O = 5/8 T, half of them reversed).
+/// (traceback from the corner, T - O = 5/8 T, half of them reversed), and
+/// where a batch's time goes (`TileRunner::run_timed`).
 #[test]
 fn gpu_vs_cpu_benchmark() {
     let Some(mut runner) = runner() else { return };
@@ -460,6 +462,12 @@ fn gpu_vs_cpu_benchmark() {
         let t = Instant::now();
         let gpu = runner.run_batch(&jobs).expect("GPU batch");
         let gpu_s = t.elapsed().as_secs_f64();
+        // The same batch again with events around every copy and kernel:
+        // where the end-to-end time goes (kernels vs the host's packing,
+        // waiting and decoding).
+        let (timed, timing) = runner.run_timed(&jobs).expect("timed GPU batch");
+        assert!(timed == gpu, "the timed run's results differ");
+        eprintln!("gact timing: {side}x{side}: {timing}");
         let n_cpu = (count / 4).max(64);
         let t = Instant::now();
         let want = cpu_results(&jobs[..n_cpu]);

@@ -3,7 +3,8 @@
 # GPU == CPU == upstream on every fixture tile, GPU == CPU on random tiles
 # over the parameter grid, a failing device batch rerun on the CPU, the
 # batch entry on the GPU in strict mode, extensions in lock-step on the GPU
-# equal to single calls, and a GPU-vs-CPU-pool benchmark.
+# equal to single calls, a GPU-vs-CPU-pool benchmark with where a batch's
+# time goes, and parasail traced on 16 threads on the same kind of tiles.
 if gpu_test gact; then
     gact_bin="$gpu_bin"
     gact() {
@@ -33,8 +34,28 @@ if gpu_test gact; then
         "gact: batch entry in strict mode runs on the GPU" \
         "gact: 10,000 extensions in lock-step on the GPU equal single calls" \
         "gact: benchmark GPU batch vs CPU pool"; do
-        grep -hoE "gact (gpu|batch) .*|gact benchmark: .*" "$(log_of "$name")" 2>/dev/null | sed "s/^/      /"
+        grep -hoE "gact (gpu|batch) .*|gact (benchmark|timing): .*" "$(log_of "$name")" 2>/dev/null | sed "s/^/      /"
     done
+    # parasail's traced Smith-Waterman on 16 threads of this host, tiles of
+    # the benchmark's sides and divergence, and GPU / parasail-16 per side.
+    if [ -x "$here/bin/parasail-threads" ]; then
+        check "gact: parasail traced on 16 threads" "parasail best: 511x511 16 threads" \
+            "$here/bin/parasail-threads" 16 2
+        parasail_log="$(log_of "gact: parasail traced on 16 threads")"
+        grep -h "^parasail" "$parasail_log" | sed "s/^/      /"
+        awk '
+            FNR == NR && /^parasail best: / { split($3, s, "x"); para[s[1]] = $6; next }
+            /gact benchmark: [0-9]+x[0-9]+ / {
+                split($3, s, "x");
+                if (match($0, /GPU [0-9]+ tiles\/s \([0-9.]+ GCUPS/)) {
+                    g = substr($0, RSTART, RLENGTH); sub(/.*\(/, "", g); sub(/ GCUPS/, "", g);
+                    if (s[1] in para)
+                        printf "      gact vs parasail: %sx%s: GPU %.1f GCUPS, parasail 16 threads %.2f GCUPS; GPU/parasail-16 = %.1f\n", s[1], s[1], g, para[s[1]], g / para[s[1]];
+                }
+            }' "$parasail_log" "$(log_of "gact: benchmark GPU batch vs CPU pool")"
+    else
+        echo "      (no bin/parasail-threads in the bundle: parasail not measured)"
+    fi
 fi
 if [ -x "$here/bin/seqshim-gact-demo" ]; then
     check "gact: C demo's tile batch on the GPU" "GACT: tile batch on the GPU" \

@@ -39,7 +39,7 @@ pub use batch::{
 };
 pub use call::{align_tile_call, extend_call};
 pub use error::GactError;
-pub use gpu::TileRunner;
+pub use gpu::{BatchTiming, TileRunner};
 pub use scoring::{MAX_ABS_SCORE, Params, base_code};
 pub use tile::TileAligner;
 

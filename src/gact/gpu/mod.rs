@@ -13,13 +13,17 @@
 //! kernel did not finish goes back to the CPU.
 
 mod layout;
+mod timing;
 
 use std::sync::Arc;
+use std::time::Instant;
 
 use super::{GactError, TileJob, TileResult};
 use crate::engine::device::{self, Arena, Arg, DeviceError, Gpu, Kernel};
 use crate::engine::scheduler::{BatchRunner, InjectedFailures};
 use layout::{Layout, tile_bytes};
+pub use timing::BatchTiming;
+use timing::{LaunchMarks, Timeline};
 
 /// The kernel file, `kernels/gact.cu`.
 const KERNEL: &str = <super::GactTiles as crate::engine::family::Family>::KERNEL;
@@ -52,6 +56,14 @@ pub struct TileRunner {
     lanes: [Arena; 2],
     launches: u64,
     failures: InjectedFailures,
+    /// Collected while `run_timed` runs.
+    timeline: Option<Timeline>,
+}
+
+/// A launch queued on a lane, and its events when timed.
+struct InFlight {
+    layout: Layout,
+    marks: Option<LaunchMarks>,
 }
 
 impl TileRunner {
@@ -77,6 +89,7 @@ impl TileRunner {
             lanes,
             launches: 0,
             failures: InjectedFailures::default(),
+            timeline: None,
         })
     }
 
@@ -96,38 +109,95 @@ impl TileRunner {
         device::lanes::rooms(&self.lanes, 1024)
     }
 
+    /// `run`, also saying where the time went: host packing, waiting and
+    /// decoding, and the GPU's copies and kernels (events around each: for
+    /// benchmarks, not for production batches).
+    pub fn run_timed(
+        &mut self,
+        jobs: &[TileJob],
+    ) -> Result<(Vec<Option<TileOutput>>, BatchTiming), DeviceError> {
+        self.timeline = Some(Timeline::default());
+        let started = Instant::now();
+        let outcome = self.run(jobs);
+        let wall = started.elapsed();
+        let timeline = self.timeline.take().unwrap_or_default();
+        let results = outcome?;
+        let cells = jobs
+            .iter()
+            .zip(&results)
+            .filter(|(_, r)| r.is_some())
+            .map(|(j, _)| (j.ref_.len() * j.query.len()) as u64)
+            .sum();
+        Ok((results, timeline.summary(wall, cells)))
+    }
+
     /// Splits the batch into launches that fit a lane and runs them,
     /// alternating lanes so that packing one overlaps the GPU on the other.
     pub fn run(&mut self, jobs: &[TileJob]) -> Result<Vec<Option<TileOutput>>, DeviceError> {
         let (device_room, host_room) = self.rooms();
         let mut results: Vec<Option<TileOutput>> = jobs.iter().map(|_| None).collect();
-        let chunks = plan_launches(jobs, device_room, host_room);
-        let mut in_flight: [Option<Layout>; 2] = [None, None];
-        for (i, chunk) in chunks.iter().enumerate() {
-            let lane = i % 2;
-            if let Some(layout) = in_flight[lane].take() {
-                layout.unpack(self.lanes[lane].staging()?, &mut results);
+        let mut plan = LaunchPlan::new(jobs, device_room, host_room);
+        let mut in_flight: [Option<InFlight>; 2] = [None, None];
+        let mut launches = 0;
+        loop {
+            // Planning and laying out the next launch touch no lane: done
+            // before waiting for the lane, while the GPU still runs both.
+            let planning = Instant::now();
+            let Some(chunk) = plan.next() else { break };
+            let layout = Layout::new(jobs, &chunk);
+            let planned = planning.elapsed();
+            let lane = launches % 2;
+            if let Some(launch) = in_flight[lane].take() {
+                self.finish(lane, launch, &mut results)?;
             }
-            let layout = Layout::new(jobs, chunk);
-            self.launch(lane, jobs, &layout)?;
-            in_flight[lane] = Some(layout);
+            let packing = Instant::now();
+            let marks = self.launch(lane, jobs, &layout)?;
+            if let Some(timeline) = &mut self.timeline {
+                timeline.pack += planned + packing.elapsed();
+            }
+            in_flight[lane] = Some(InFlight { layout, marks });
+            launches += 1;
         }
-        for lane in [chunks.len() % 2, (chunks.len() + 1) % 2] {
-            if let Some(layout) = in_flight[lane].take() {
-                layout.unpack(self.lanes[lane].staging()?, &mut results);
+        for lane in [launches % 2, (launches + 1) % 2] {
+            if let Some(launch) = in_flight[lane].take() {
+                self.finish(lane, launch, &mut results)?;
             }
         }
         Ok(results)
     }
 
+    /// Waits for a lane's launch and decodes its results.
+    fn finish(
+        &mut self,
+        lane: usize,
+        launch: InFlight,
+        results: &mut [Option<TileOutput>],
+    ) -> Result<(), DeviceError> {
+        let waiting = Instant::now();
+        let staging = self.lanes[lane].staging()?;
+        let waited = waiting.elapsed();
+        let decoding = Instant::now();
+        launch.layout.unpack(staging, results);
+        if let Some(timeline) = &mut self.timeline {
+            timeline.wait += waited;
+            timeline.unpack += decoding.elapsed();
+            if let Some(marks) = &launch.marks {
+                timeline.add_launch(&self.lanes[lane], marks);
+            }
+        }
+        Ok(())
+    }
+
     /// Packs one launch into `lane` and queues its copies and kernels;
-    /// returns without waiting for them.
+    /// returns without waiting for them, with the launch's events when
+    /// `run_timed` asked for them.
     fn launch(
         &mut self,
         lane: usize,
         jobs: &[TileJob],
         layout: &Layout,
-    ) -> Result<(), DeviceError> {
+    ) -> Result<Option<LaunchMarks>, DeviceError> {
+        let mut marks = self.timeline.as_ref().map(|_| LaunchMarks::new());
         let arena = &mut self.lanes[lane];
         if layout.end > arena.capacity() || layout.results_end > arena.host_capacity() {
             return Err(DeviceError(format!(
@@ -141,7 +211,13 @@ impl TileRunner {
         let tiles = u32::try_from(layout.tiles())
             .map_err(|_| DeviceError("too many tiles for one launch".into()))?;
         layout.pack(arena.staging()?, jobs);
+        let mut mark = |arena: &mut Arena| match &mut marks {
+            Some(marks) => marks.mark(arena),
+            None => Ok(()),
+        };
+        mark(arena)?;
         arena.upload(0..layout.inputs_end)?;
+        mark(arena)?;
         arena.launch(
             &self.fill,
             tiles.div_ceil(FILL_WARPS),
@@ -155,6 +231,7 @@ impl TileRunner {
                 Arg::U32(tiles),
             ],
         )?;
+        mark(arena)?;
         arena.launch(
             &self.trace,
             tiles.div_ceil(TRACE_BLOCK),
@@ -167,7 +244,9 @@ impl TileRunner {
                 Arg::U32(tiles),
             ],
         )?;
+        mark(arena)?;
         arena.download(layout.inputs_end..layout.results_end)?;
+        mark(arena)?;
         self.launches += 1;
         crate::log_debug!(
             "GACT: {}: launch of {} tiles, {} cells",
@@ -175,40 +254,60 @@ impl TileRunner {
             tiles,
             layout.cells(jobs)
         );
-        Ok(())
+        Ok(marks)
     }
 }
 
 /// Groups the tiles into launches, in input order, each within
 /// `device_room` bytes of which at most `host_room` cross the bus. A tile
-/// that does not fit alone is left out (it goes back to the CPU).
-fn plan_launches(jobs: &[TileJob], device_room: usize, host_room: usize) -> Vec<Vec<usize>> {
-    let mut chunks = Vec::new();
-    let mut chunk = Vec::new();
-    let (mut bytes, mut io) = (0usize, 0usize);
-    for (index, job) in jobs.iter().enumerate() {
-        if !job.kernel_takes() {
-            continue;
+/// that does not fit alone is left out (it goes back to the CPU). One
+/// launch at a time: planning a large batch whole before its first launch
+/// left the GPU idle for as long (tens of nanoseconds a tile).
+struct LaunchPlan<'a> {
+    jobs: &'a [TileJob],
+    next: usize,
+    device_room: usize,
+    host_room: usize,
+}
+
+impl<'a> LaunchPlan<'a> {
+    fn new(jobs: &'a [TileJob], device_room: usize, host_room: usize) -> Self {
+        LaunchPlan {
+            jobs,
+            next: 0,
+            device_room,
+            host_room,
         }
-        let (job_io, job_bytes) = tile_bytes(job);
-        if job_bytes > device_room || job_io > host_room {
-            continue;
-        }
-        if bytes + job_bytes > device_room
-            || io + job_io > host_room
-            || chunk.len() == MAX_LAUNCH_TILES
-        {
-            chunks.push(std::mem::take(&mut chunk));
-            (bytes, io) = (0, 0);
-        }
-        chunk.push(index);
-        bytes += job_bytes;
-        io += job_io;
     }
-    if !chunk.is_empty() {
-        chunks.push(chunk);
+}
+
+impl Iterator for LaunchPlan<'_> {
+    /// Indices into the jobs.
+    type Item = Vec<usize>;
+
+    fn next(&mut self) -> Option<Vec<usize>> {
+        let mut chunk = Vec::new();
+        let (mut bytes, mut io) = (0usize, 0usize);
+        while let Some(job) = self.jobs.get(self.next) {
+            if job.kernel_takes() {
+                let (job_io, job_bytes) = tile_bytes(job);
+                if job_bytes <= self.device_room && job_io <= self.host_room {
+                    if bytes + job_bytes > self.device_room
+                        || io + job_io > self.host_room
+                        || chunk.len() == MAX_LAUNCH_TILES
+                    {
+                        // Full: this tile opens the next launch.
+                        break;
+                    }
+                    chunk.push(self.next);
+                    bytes += job_bytes;
+                    io += job_io;
+                }
+            }
+            self.next += 1;
+        }
+        (!chunk.is_empty()).then_some(chunk)
     }
-    chunks
 }
 
 impl BatchRunner<TileJob> for TileRunner {
@@ -268,7 +367,7 @@ mod tests {
             .map(|j| tile_bytes(j).1)
             .max()
             .unwrap();
-        let chunks = plan_launches(&jobs, 3 * largest, usize::MAX);
+        let chunks: Vec<Vec<usize>> = LaunchPlan::new(&jobs, 3 * largest, usize::MAX).collect();
         assert!(chunks.len() > 1);
         let order: Vec<usize> = chunks.iter().flatten().copied().collect();
         assert_eq!(order, (0..50).collect::<Vec<_>>());
