@@ -40,7 +40,7 @@ faults_programs() {
     cmp -s "$cache/faults-ec.cpu.fa" "$dir/ec.gpu.fa" && cmp -s "$cache/faults-ec.cpu.discard.fa" \
         "$dir/ec.gpu.discard.fa" && r=correct || r=WRONG
     echo "faults program: seqshim-ec $r injected $(grep -c injected "$dir/ec.err")"
-    grep -hE "EC.*(chunks to|counted on|counting)" "$dir/ec.err" | head -n 3 | sed 's/^/    /'
+    grep -hE "EC.*(chunks to|counted on|counting|rescued)" "$dir/ec.err" | head -n 3 | sed 's/^/    /'
     # What the routing's info lines say of launches and rescues at the end.
     grep -hoE "[A-Za-z-]+: .*launches of .*" "$dir"/*.err "$dir"/*.out 2>/dev/null | tail -n 6 | sed 's/^/    routing: /'
     grep -hE "no longer using|injected" "$dir"/*.err "$dir"/*.out 2>/dev/null | sed -E 's/batch of [0-9]+/batch of N/' \

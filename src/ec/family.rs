@@ -412,8 +412,10 @@ pub(crate) fn count_solid_on_gpu(reads: &[&[u8]], params: &Params) -> Option<Sol
             return None;
         }
     };
+    // (A launch that failed was rerun on the CPU pool: the scheduler's
+    // report line counts it as rescued.)
     crate::log_info!(
-        "EC counting: {} reads counted on a GPU, {} solid k-mers",
+        "EC counting: {} reads counted on the device path, {} solid k-mers",
         reads.len(),
         codes.len()
     );
