@@ -57,7 +57,13 @@ pub(super) fn probe(wanted: Option<&[usize]>) -> Result<Vec<Arc<Gpu>>, DeviceErr
     }
     super::hook_exit();
     for line in &skipped {
-        crate::log_warn!("not using {line}");
+        // A driver that is shutting down means the process is exiting
+        // during a background start-up: nothing for the user to act on.
+        if line.contains("CUDA_ERROR_DEINITIALIZED") {
+            crate::log_info!("not using {line} (the process is exiting)");
+        } else {
+            crate::log_warn!("not using {line}");
+        }
     }
     if gpus.is_empty() {
         return Err(DeviceError(format!(
