@@ -195,6 +195,12 @@ pub fn scheduler<F: Family>() -> &'static Scheduler<F::Job> {
         for gpu in gpus {
             match F::runners(gpu) {
                 Ok(built) => runners.extend(built),
+                // The driver shutting down: the process exits mid start-up.
+                Err(e) if e.0.contains("CUDA_ERROR_DEINITIALIZED") => crate::log_info!(
+                    "{} kernel not loaded on GPU {}: the process is exiting",
+                    F::NAME,
+                    gpu.info().ordinal
+                ),
                 Err(e) => crate::log_warn!(
                     "{} kernel unavailable on GPU {}: {e}",
                     F::NAME,
