@@ -243,10 +243,10 @@ const MIN_DEVICE_CALL: std::time::Duration = std::time::Duration::from_micros(50
 /// Synchronous calls seen in flight at once before they start the devices.
 /// A single WFA pair or ABEA read takes a device several times as long as a
 /// core (its one block works through the alignment step by step), so with
-/// few callers the devices only cost: the start-up stalls the process for a
-/// fraction of a second (contexts, pinned memory), which made runs of 1-4
-/// callers of 1-10 kbp pairs 7-47 % slower than the CPU path, while 16 and
-/// more callers gained up to 1.3x.
+/// few callers the devices cannot gain, and their start-up (contexts,
+/// kernels, pinned memory) is spent for nothing: on an H200 host, 1-4
+/// callers of 10 kbp pairs ran at 0.88-0.94x the CPU path with the GPU
+/// started, while 16 and more gained up to 1.3x.
 const MIN_DEVICE_CALLERS: usize = 8;
 
 /// Calls of a size class timed before their estimate decides a start.
