@@ -27,47 +27,7 @@
 #include <string.h>
 #include <time.h>
 
-static uint64_t rng_state = 0x9E3779B97F4A7C15ull;
-static uint32_t rnd(uint32_t n) {
-    rng_state ^= rng_state << 13;
-    rng_state ^= rng_state >> 7;
-    rng_state ^= rng_state << 17;
-    return (uint32_t)(rng_state % n);
-}
-
-static void* xmalloc(size_t n) {
-    void* p = malloc(n ? n : 1);
-    if (!p) {
-        fprintf(stderr, "out of memory\n");
-        exit(2);
-    }
-    return p;
-}
-
-static double now(void) {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
-
-/* A copy of r (rl bases) with 5 % substitutions, 5 % insertions and 5 %
- * deletions, at most cap bytes; returns its length (the generator of
- * gact_bench.c). */
-static int mutate(const char* r, int rl, char* q, int cap) {
-    int n = 0;
-    for (int i = 0; i < rl && n < cap; i++) {
-        uint32_t roll = rnd(100);
-        if (roll < 5) {
-            q[n++] = "ACGT"[(strchr("ACGT", r[i]) - "ACGT" + 1 + (int)rnd(3)) % 4];
-        } else if (roll < 10) {
-            q[n++] = "ACGT"[rnd(4)];
-            if (n < cap) q[n++] = r[i];
-        } else if (roll >= 15) {
-            q[n++] = r[i];
-        }
-    }
-    return n;
-}
+#include "bench_tiles.h"
 
 typedef parasail_result_t* (*traced_fn)(const char*, int, const char*, int, int, int,
                                         const parasail_matrix_t*);
