@@ -120,7 +120,10 @@ pub struct InFlight {
 impl InFlight {
     fn enter(&self) -> Caller<'_> {
         let now = self.now.fetch_add(1, Ordering::Relaxed) + 1;
-        self.most.fetch_max(now, Ordering::Relaxed);
+        // Read first: most calls see no new peak and leave the line shared.
+        if now > self.most.load(Ordering::Relaxed) {
+            self.most.fetch_max(now, Ordering::Relaxed);
+        }
         Caller(self)
     }
 
@@ -196,7 +199,7 @@ pub fn scheduler<F: Family>() -> &'static Scheduler<F::Job> {
             match F::runners(gpu) {
                 Ok(built) => runners.extend(built),
                 // The driver shutting down: the process exits mid start-up.
-                Err(e) if e.0.contains("CUDA_ERROR_DEINITIALIZED") => crate::log_info!(
+                Err(e) if e.driver_shutting_down() => crate::log_info!(
                     "{} kernel not loaded on GPU {}: the process is exiting",
                     F::NAME,
                     gpu.info().ordinal
@@ -257,7 +260,7 @@ enum Started<J: Job> {
     Yes(&'static Scheduler<J>),
     /// Not (yet): the call runs on its caller's thread, timed and counted
     /// here.
-    NotYet(&'static CpuModel, &'static InFlight),
+    NotYet(&'static CpuModel, Option<&'static InFlight>),
 }
 
 /// The family's scheduler when it has started. Otherwise the call runs on
@@ -281,8 +284,8 @@ fn started_or_starting<F: Family>(cost: u64) -> Started<F::Job> {
     // (cold caches, first allocations), and 150 bp pairs looked like 50 us
     // calls for a while and started the GPU for nothing.
     let settled = slot.before_start.settled_estimate(cost, SETTLED_SAMPLES);
-    let worth_a_device = settled.is_some_and(|t| t >= F::min_device_call())
-        && slot.callers.most() >= F::min_device_callers();
+    let long_enough = settled.is_some_and(|t| t >= F::min_device_call());
+    let worth_a_device = long_enough && slot.callers.most() >= F::min_device_callers();
     let why = || {
         format!(
             "calls of cost {cost} take {:.0} us on their callers' threads, up to {} at once",
@@ -294,7 +297,9 @@ fn started_or_starting<F: Family>(cost: u64) -> Started<F::Job> {
         // No thread to spare: start here, as before.
         return Started::Yes(scheduler::<F>());
     }
-    Started::NotYet(&slot.before_start, &slot.callers)
+    // Only calls long enough to start the devices are counted: cheap ones
+    // (150 bp pairs) would pay shared atomics on every call for nothing.
+    Started::NotYet(&slot.before_start, long_enough.then_some(&slot.callers))
 }
 
 /// Where a family's bulk work (one call the caller knows is large: a
@@ -375,7 +380,7 @@ fn start_in_background<F: Family>(why: String) -> std::io::Result<()> {
 /// the routing (see [`Placement::Here`]).
 pub enum Timing<J: Job> {
     Scheduled(HereTimer<'static, J>),
-    BeforeStart(Timed<'static>, Caller<'static>),
+    BeforeStart(Timed<'static>, Option<Caller<'static>>),
     Untimed,
 }
 
@@ -406,7 +411,7 @@ pub fn place<F: Family>(cost: u64, make_job: impl FnOnce() -> Option<F::Job>) ->
         Started::NotYet(model, callers) => {
             return Placement::Here(Timing::BeforeStart(
                 Timed::start(model, cost),
-                callers.enter(),
+                callers.map(InFlight::enter),
             ));
         }
     };

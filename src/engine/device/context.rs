@@ -28,6 +28,14 @@ impl fmt::Display for DeviceError {
 
 impl std::error::Error for DeviceError {}
 
+impl DeviceError {
+    /// Whether the driver refused because it is shutting down: the process
+    /// is exiting while a start-up runs, nothing a user needs to act on.
+    pub fn driver_shutting_down(&self) -> bool {
+        self.0.contains("CUDA_ERROR_DEINITIALIZED")
+    }
+}
+
 pub(super) fn err(context: &str, detail: impl fmt::Debug) -> DeviceError {
     DeviceError(format!("{context}: {detail:?}"))
 }

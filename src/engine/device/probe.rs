@@ -47,24 +47,24 @@ pub(super) fn probe(wanted: Option<&[usize]>) -> Result<Vec<Arc<Gpu>>, DeviceErr
     let mut skipped = Vec::new();
     for ordinal in ordinals {
         if ordinal >= count as usize {
-            skipped.push(format!("GPU {ordinal}: not present ({count} visible)"));
+            let why = format!("GPU {ordinal}: not present ({count} visible)");
+            crate::log_warn!("not using {why}");
+            skipped.push(why);
             continue;
         }
         match Gpu::open(ordinal) {
             Ok(gpu) => gpus.push(Arc::new(gpu)),
-            Err(e) => skipped.push(format!("GPU {ordinal}: {e}")),
+            Err(e) if e.driver_shutting_down() => {
+                crate::log_info!("not using GPU {ordinal}: the process is exiting ({e})");
+                skipped.push(format!("GPU {ordinal}: {e}"));
+            }
+            Err(e) => {
+                crate::log_warn!("not using GPU {ordinal}: {e}");
+                skipped.push(format!("GPU {ordinal}: {e}"));
+            }
         }
     }
     super::hook_exit();
-    for line in &skipped {
-        // A driver that is shutting down means the process is exiting
-        // during a background start-up: nothing for the user to act on.
-        if line.contains("CUDA_ERROR_DEINITIALIZED") {
-            crate::log_info!("not using {line} (the process is exiting)");
-        } else {
-            crate::log_warn!("not using {line}");
-        }
-    }
     if gpus.is_empty() {
         return Err(DeviceError(format!(
             "no usable GPU ({})",
