@@ -19,7 +19,7 @@ const READS_PER_BLOCK: usize = 16_384;
 /// order) and its eight bytes are random in an array of hundreds of MB:
 /// prefetching later windows' lines lets those cache misses overlap instead of
 /// queueing. (Plain loads ahead did not help: a missing load blocks retirement.)
-const LOOKAHEAD_WINDOWS: usize = 8;
+const LOOKAHEAD_WINDOWS: usize = 12;
 
 /// Copies `src` like C `strncpy(dst, src, dst.len())`: bytes up to the first
 /// NUL, then NUL padding.
