@@ -334,6 +334,28 @@ fn correct_fastq_round_trip_and_gzip() {
     assert_eq!(&std::fs::read(&gz_out).unwrap()[..2], &[0x1f, 0x8b]);
     assert!(gunzip(&gz_out) == std::fs::read(&fixed).unwrap());
 
+    // A pipe cannot be read twice: its records are kept in memory, and the
+    // output is the same as the file's.
+    let piped_out = tmp.join("piped.fq");
+    let mut child = Command::new(EXE)
+        .args(["correct", "-q", "-t", "2", "-k", "20", "/dev/stdin", "-o"])
+        .arg(&piped_out)
+        .stdin(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    let fastq = sim.fastq.clone();
+    let feeder = std::thread::spawn(move || std::io::Write::write_all(&mut stdin, &fastq));
+    let out = child.wait_with_output().unwrap();
+    feeder.join().unwrap().unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(std::fs::read(&piped_out).unwrap() == std::fs::read(&fixed).unwrap());
+
     // FASTA in, FASTA out, through the earlier positional form.
     let fa = tmp.join("reads.fa");
     let mut fasta = Vec::new();

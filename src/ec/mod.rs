@@ -24,6 +24,7 @@ mod parallel;
 mod params;
 mod seqio;
 mod spectrum;
+mod stream;
 mod v1;
 mod votes;
 
@@ -73,6 +74,15 @@ impl Stats {
             ReadStatus::Trimmed => self.trimmed += 1,
             ReadStatus::Discarded => self.discarded += 1,
         }
+    }
+
+    /// Adds the per-status counts and watchdog hits of `other`.
+    fn add_counts(&mut self, other: &Stats) {
+        self.unchanged += other.unchanged;
+        self.fixed += other.fixed;
+        self.trimmed += other.trimmed;
+        self.discarded += other.discarded;
+        self.watchdog_hits += other.watchdog_hits;
     }
 }
 

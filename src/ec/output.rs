@@ -11,7 +11,7 @@
 //! and default mode keeps headers byte-exact and reports `file:line` errors.
 
 use std::fs;
-use std::io::{Read, Write};
+use std::io::{BufRead, BufReader, BufWriter, Read, Write};
 use std::path::{Path, PathBuf};
 
 use flate2::Compression;
@@ -35,57 +35,136 @@ pub fn is_gzip_name(path: &Path) -> bool {
         .is_some_and(|e| e.eq_ignore_ascii_case("gz"))
 }
 
-fn write_one(path: &Path, tmp: &Path, bytes: &[u8]) -> Result<(), EcError> {
-    let file = fs::File::create(tmp).map_err(|e| EcError::io(path, e))?;
-    let file = if is_gzip_name(path) {
-        let mut gz = GzEncoder::new(std::io::BufWriter::new(file), Compression::new(3));
-        gz.write_all(bytes).map_err(|e| EcError::io(path, e))?;
-        gz.finish()
-            .map_err(|e| EcError::io(path, e))?
+/// Where one output's bytes go: its temporary file, gzip-compressed or not.
+enum Sink {
+    Plain(BufWriter<fs::File>),
+    Gzip(GzEncoder<BufWriter<fs::File>>),
+}
+
+impl Sink {
+    fn create(path: &Path, tmp: &Path) -> Result<Self, EcError> {
+        let file = BufWriter::with_capacity(
+            1 << 20,
+            fs::File::create(tmp).map_err(|e| EcError::io(path, e))?,
+        );
+        Ok(if is_gzip_name(path) {
+            Sink::Gzip(GzEncoder::new(file, Compression::new(3)))
+        } else {
+            Sink::Plain(file)
+        })
+    }
+
+    fn write_all(&mut self, bytes: &[u8]) -> std::io::Result<()> {
+        match self {
+            Sink::Plain(w) => w.write_all(bytes),
+            Sink::Gzip(w) => w.write_all(bytes),
+        }
+    }
+
+    /// Flushes everything to the disk.
+    fn finish(self) -> std::io::Result<()> {
+        let buffered = match self {
+            Sink::Plain(w) => w,
+            Sink::Gzip(w) => w.finish()?,
+        };
+        buffered
             .into_inner()
-            .map_err(|e| EcError::io(path, e.into_error()))?
-    } else {
-        let mut file = file;
-        file.write_all(bytes).map_err(|e| EcError::io(path, e))?;
-        file
-    };
-    file.sync_all().map_err(|e| EcError::io(path, e))
+            .map_err(|e| e.into_error())?
+            .sync_all()
+    }
+}
+
+/// Output files written under temporary names next to their destinations
+/// and renamed together by [`AtomicOutputs::commit`]; dropped uncommitted
+/// (an error on the way), they are removed.
+pub struct AtomicOutputs {
+    outputs: Vec<(PathBuf, PathBuf, Option<Sink>)>,
+}
+
+impl AtomicOutputs {
+    pub fn create(paths: &[&Path]) -> Result<Self, EcError> {
+        let mut outputs = AtomicOutputs {
+            outputs: Vec::new(),
+        };
+        for &path in paths {
+            let tmp = temp_path(path);
+            let sink = Sink::create(path, &tmp);
+            // Pushed before checking, so that a created file is removed.
+            outputs.outputs.push((path.to_path_buf(), tmp, None));
+            outputs.outputs.last_mut().expect("pushed").2 = Some(sink?);
+        }
+        Ok(outputs)
+    }
+
+    /// How many outputs are open.
+    pub fn files(&self) -> usize {
+        self.outputs.len()
+    }
+
+    /// Appends `bytes` to output `index` (in `create`'s order).
+    pub fn write(&mut self, index: usize, bytes: &[u8]) -> Result<(), EcError> {
+        let (path, _, sink) = &mut self.outputs[index];
+        let sink = sink.as_mut().expect("open until commit");
+        sink.write_all(bytes).map_err(|e| EcError::io(&*path, e))
+    }
+
+    /// Completes every file, then renames them all into place.
+    pub fn commit(mut self) -> Result<(), EcError> {
+        for (path, _, sink) in &mut self.outputs {
+            if let Some(sink) = sink.take() {
+                sink.finish().map_err(|e| EcError::io(&*path, e))?;
+            }
+        }
+        for (path, tmp, _) in &self.outputs {
+            fs::rename(tmp, path).map_err(|e| EcError::io(path, e))?;
+        }
+        self.outputs.clear();
+        Ok(())
+    }
+}
+
+impl Drop for AtomicOutputs {
+    fn drop(&mut self) {
+        for (_, tmp, sink) in self.outputs.drain(..) {
+            drop(sink);
+            let _ = fs::remove_file(tmp);
+        }
+    }
 }
 
 /// Writes each `(path, bytes)` to a temporary file (gzip-compressed for
 /// `*.gz` paths), then renames them all. On error every temporary file is
 /// removed.
 pub fn write_all_atomically(outputs: &[(&Path, &[u8])]) -> Result<(), EcError> {
-    let mut written: Vec<(PathBuf, &Path)> = Vec::new();
-    let result = (|| {
-        for &(path, bytes) in outputs {
-            let tmp = temp_path(path);
-            written.push((tmp.clone(), path));
-            write_one(path, &tmp, bytes)?;
-        }
-        for (tmp, path) in &written {
-            fs::rename(tmp, path).map_err(|e| EcError::io(*path, e))?;
-        }
-        Ok(())
-    })();
-    if result.is_err() {
-        for (tmp, _) in &written {
-            let _ = fs::remove_file(tmp);
-        }
+    let paths: Vec<&Path> = outputs.iter().map(|&(p, _)| p).collect();
+    let mut files = AtomicOutputs::create(&paths)?;
+    for (i, &(_, bytes)) in outputs.iter().enumerate() {
+        files.write(i, bytes)?;
     }
-    result
+    files.commit()
+}
+
+/// Opens an input file for reading, decompressing it when it starts with
+/// the gzip magic bytes (multi-member files included).
+pub fn open_input(path: &Path) -> Result<Box<dyn Read + Send>, EcError> {
+    let file = fs::File::open(path).map_err(|e| EcError::io(path, e))?;
+    let mut file = BufReader::with_capacity(1 << 20, file);
+    let gzip = file
+        .fill_buf()
+        .map_err(|e| EcError::io(path, e))?
+        .starts_with(&[0x1f, 0x8b]);
+    Ok(if gzip {
+        Box::new(MultiGzDecoder::new(file))
+    } else {
+        Box::new(file)
+    })
 }
 
 /// Reads a whole input file, decompressing gzip, naming the file in errors.
 pub fn read_input(path: &Path) -> Result<Vec<u8>, EcError> {
-    let data = fs::read(path).map_err(|e| EcError::io(path, e))?;
-    if data.starts_with(&[0x1f, 0x8b]) {
-        let mut out = Vec::with_capacity(data.len() * 4);
-        MultiGzDecoder::new(data.as_slice())
-            .read_to_end(&mut out)
-            .map_err(|e| EcError::io(path, e))?;
-        Ok(out)
-    } else {
-        Ok(data)
-    }
+    let mut data = Vec::new();
+    open_input(path)?
+        .read_to_end(&mut data)
+        .map_err(|e| EcError::io(path, e))?;
+    Ok(data)
 }

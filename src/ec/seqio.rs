@@ -21,21 +21,38 @@ pub struct SeqRecord {
     pub qual: Option<Vec<u8>>,
 }
 
-fn lines(data: &[u8]) -> impl Iterator<Item = (usize, &[u8])> {
-    let body = data.strip_suffix(b"\n").unwrap_or(data);
-    let mut it = body.split(|&b| b == b'\n').enumerate();
-    if data.is_empty() {
-        it.next();
-    }
-    it.map(|(i, l)| (i + 1, l.strip_suffix(b"\r").unwrap_or(l)))
+/// Whole records parsed from the front of a buffer, and how far they reach.
+#[derive(Debug, Default)]
+pub struct Parsed {
+    pub records: Vec<SeqRecord>,
+    /// Bytes of the buffer the records took (the rest starts a record).
+    pub bytes: usize,
+    /// Lines of the buffer the records took.
+    pub lines: usize,
 }
 
-/// Parses FASTA or FASTQ; an empty file has no records.
-pub fn parse(path: &Path, data: &[u8]) -> Result<(SeqFormat, Vec<SeqRecord>), EcError> {
+/// Lines of `data` as (start, line without its `\n` or `\r\n`), the last one
+/// only if it ends in `\n` or `at_end` (a final unterminated line counts).
+fn lines(data: &[u8], at_end: bool) -> impl Iterator<Item = (usize, &[u8])> {
+    let mut start = 0;
+    std::iter::from_fn(move || {
+        let rest = data.get(start..).filter(|r| !r.is_empty())?;
+        let (line, next) = match rest.iter().position(|&b| b == b'\n') {
+            Some(n) => (&rest[..n], start + n + 1),
+            None if at_end => (rest, data.len()),
+            None => return None,
+        };
+        let at = start;
+        start = next;
+        Some((at, line.strip_suffix(b"\r").unwrap_or(line)))
+    })
+}
+
+/// The format of a file that starts with `data` (empty: FASTA, no records).
+pub fn detect(path: &Path, data: &[u8]) -> Result<SeqFormat, EcError> {
     match data.first() {
-        None => Ok((SeqFormat::Fasta, Vec::new())),
-        Some(b'>') => parse_fasta(path, data).map(|r| (SeqFormat::Fasta, r)),
-        Some(b'@') => parse_fastq(path, data).map(|r| (SeqFormat::Fastq, r)),
+        None | Some(b'>') => Ok(SeqFormat::Fasta),
+        Some(b'@') => Ok(SeqFormat::Fastq),
         Some(_) => Err(EcError::format(
             path,
             1,
@@ -44,16 +61,56 @@ pub fn parse(path: &Path, data: &[u8]) -> Result<(SeqFormat, Vec<SeqRecord>), Ec
     }
 }
 
-fn parse_fasta(path: &Path, data: &[u8]) -> Result<Vec<SeqRecord>, EcError> {
-    let mut records: Vec<SeqRecord> = Vec::new();
-    for (line_no, line) in lines(data) {
+/// Parses FASTA or FASTQ; an empty file has no records.
+pub fn parse(path: &Path, data: &[u8]) -> Result<(SeqFormat, Vec<SeqRecord>), EcError> {
+    let format = detect(path, data)?;
+    let parsed = parse_records(path, data, format, 1, usize::MAX, true)?;
+    Ok((format, parsed.records))
+}
+
+/// Parses at most `max_records` whole records from the front of `data`,
+/// which starts a record on line `first_line` of `path`. Unless `at_end`,
+/// a record that may go on past the end of `data` is left for later (a
+/// FASTA record ends only where the next header starts).
+pub fn parse_records(
+    path: &Path,
+    data: &[u8],
+    format: SeqFormat,
+    first_line: usize,
+    max_records: usize,
+    at_end: bool,
+) -> Result<Parsed, EcError> {
+    match format {
+        SeqFormat::Fasta => parse_fasta(path, data, first_line, max_records, at_end),
+        SeqFormat::Fastq => parse_fastq(path, data, first_line, max_records, at_end),
+    }
+}
+
+fn parse_fasta(
+    path: &Path,
+    data: &[u8],
+    first_line: usize,
+    max_records: usize,
+    at_end: bool,
+) -> Result<Parsed, EcError> {
+    let mut parsed = Parsed::default();
+    let mut open: Option<SeqRecord> = None;
+    for (i, (at, line)) in lines(data, at_end).enumerate() {
+        let line_no = first_line + i;
         if let Some(header) = line.strip_prefix(b">") {
-            records.push(SeqRecord {
+            if let Some(done) = open.take() {
+                parsed.records.push(done);
+                (parsed.bytes, parsed.lines) = (at, i);
+                if parsed.records.len() == max_records {
+                    return Ok(parsed);
+                }
+            }
+            open = Some(SeqRecord {
                 header: header.to_vec(),
                 seq: Vec::new(),
                 qual: None,
             });
-        } else if let Some(rec) = records.last_mut() {
+        } else if let Some(rec) = open.as_mut() {
             if line.iter().any(|b| b.is_ascii_whitespace()) {
                 return Err(EcError::format(
                     path,
@@ -70,37 +127,55 @@ fn parse_fasta(path: &Path, data: &[u8]) -> Result<Vec<SeqRecord>, EcError> {
             ));
         }
     }
-    Ok(records)
+    if let Some(done) = open.filter(|_| at_end) {
+        parsed.records.push(done);
+        parsed.bytes = data.len();
+        parsed.lines = lines(data, true).count();
+    }
+    Ok(parsed)
 }
 
-fn parse_fastq(path: &Path, data: &[u8]) -> Result<Vec<SeqRecord>, EcError> {
-    let all: Vec<(usize, &[u8])> = lines(data).collect();
-    let mut records = Vec::with_capacity(all.len() / 4);
-    for group in all.chunks(4) {
-        let (n, header) = group[0];
+fn parse_fastq(
+    path: &Path,
+    data: &[u8],
+    first_line: usize,
+    max_records: usize,
+    at_end: bool,
+) -> Result<Parsed, EcError> {
+    let mut parsed = Parsed::default();
+    let mut all = lines(data, at_end);
+    while parsed.records.len() < max_records {
+        let n = first_line + parsed.lines;
+        let mut group = Vec::with_capacity(4);
+        group.extend(all.by_ref().take(4));
+        let Some(&(_, header)) = group.first() else {
+            break;
+        };
         let Some(header) = header.strip_prefix(b"@") else {
             return Err(EcError::format(path, n, "FASTQ header must start with '@'"));
         };
         if group.len() < 4 {
+            if !at_end {
+                break;
+            }
             return Err(EcError::format(
                 path,
                 n,
                 "truncated FASTQ record (needs 4 lines)",
             ));
         }
-        let (plus_no, plus) = group[2];
-        if !plus.starts_with(b"+") {
+        if !group[2].1.starts_with(b"+") {
             return Err(EcError::format(
                 path,
-                plus_no,
+                n + 2,
                 "FASTQ separator line must start with '+'",
             ));
         }
-        let (seq, (qual_no, qual)) = (group[1].1, group[3]);
+        let (seq, qual) = (group[1].1, group[3].1);
         if qual.len() != seq.len() {
             return Err(EcError::format(
                 path,
-                qual_no,
+                n + 3,
                 format!(
                     "quality length {} differs from sequence length {}",
                     qual.len(),
@@ -108,13 +183,24 @@ fn parse_fastq(path: &Path, data: &[u8]) -> Result<Vec<SeqRecord>, EcError> {
                 ),
             ));
         }
-        records.push(SeqRecord {
+        parsed.records.push(SeqRecord {
             header: header.to_vec(),
             seq: seq.to_vec(),
             qual: Some(qual.to_vec()),
         });
+        parsed.lines += 4;
+        parsed.bytes = all_consumed(data, group[3].0, group[3].1.len());
     }
-    Ok(records)
+    Ok(parsed)
+}
+
+/// The end of a line that starts at `at` with `len` bytes of content: past
+/// its `\r\n` or `\n`, or the end of the data.
+fn all_consumed(data: &[u8], at: usize, len: usize) -> usize {
+    data[at + len..]
+        .iter()
+        .position(|&b| b == b'\n')
+        .map_or(data.len(), |n| at + len + n + 1)
 }
 
 /// Appends a record in `format` (FASTA sequences on one line).

@@ -1,0 +1,149 @@
+//! Default mode's input read as a stream of record blocks, so that a file
+//! is never held whole in memory: a block is parsed while the one before it
+//! is corrected and the one before that is written.
+
+use std::io::Read;
+use std::path::{Path, PathBuf};
+
+use super::error::EcError;
+use super::output::open_input;
+use super::seqio::{self, SeqFormat, SeqRecord};
+
+/// Bytes asked of the input per read call.
+const READ_BYTES: usize = 4 << 20;
+
+/// A FASTA or FASTQ file (gzip-compressed or not) as blocks of whole records.
+pub struct RecordBlocks {
+    path: PathBuf,
+    input: Box<dyn Read + Send>,
+    format: SeqFormat,
+    /// Bytes read and not yet parsed; they start a record.
+    pending: Vec<u8>,
+    /// The line of the file `pending` starts on (1-based).
+    next_line: usize,
+    at_end: bool,
+}
+
+impl RecordBlocks {
+    /// Opens `path` and reads enough to tell its format.
+    pub fn open(path: &Path) -> Result<Self, EcError> {
+        let mut blocks = RecordBlocks {
+            path: path.to_path_buf(),
+            input: open_input(path)?,
+            format: SeqFormat::Fasta,
+            pending: Vec::new(),
+            next_line: 1,
+            at_end: false,
+        };
+        blocks.fill(1)?;
+        blocks.format = seqio::detect(path, &blocks.pending)?;
+        Ok(blocks)
+    }
+
+    pub fn format(&self) -> SeqFormat {
+        self.format
+    }
+
+    /// Reads until at least `want` bytes are pending or the input ends.
+    fn fill(&mut self, want: usize) -> Result<(), EcError> {
+        while !self.at_end && self.pending.len() < want {
+            let asked = (want - self.pending.len()).max(READ_BYTES) as u64;
+            let got = (&mut self.input)
+                .take(asked)
+                .read_to_end(&mut self.pending)
+                .map_err(|e| EcError::io(&self.path, e))?;
+            self.at_end = got == 0;
+        }
+        Ok(())
+    }
+
+    /// The next block: at most `max_records` records, ending near
+    /// `max_bytes` of input text (a longer record makes a block of its own);
+    /// `None` after the last one.
+    pub fn next_block(
+        &mut self,
+        max_records: usize,
+        max_bytes: usize,
+    ) -> Result<Option<Vec<SeqRecord>>, EcError> {
+        let mut want = max_bytes.max(1);
+        loop {
+            self.fill(want)?;
+            let parsed = seqio::parse_records(
+                &self.path,
+                &self.pending,
+                self.format,
+                self.next_line,
+                max_records,
+                self.at_end,
+            )?;
+            if !parsed.records.is_empty() || self.at_end {
+                self.pending.drain(..parsed.bytes);
+                self.next_line += parsed.lines;
+                return Ok((!parsed.records.is_empty()).then_some(parsed.records));
+            }
+            // One record longer than the block so far: read on.
+            want = self.pending.len() * 2;
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn blocks_of(text: &[u8], max_records: usize, max_bytes: usize) -> Result<Vec<usize>, EcError> {
+        let dir = std::env::temp_dir().join(format!("seqshim-ec-stream-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join(format!("in-{max_records}-{max_bytes}-{}", text.len()));
+        std::fs::write(&path, text).unwrap();
+        let mut blocks = RecordBlocks::open(&path)?;
+        let mut sizes = Vec::new();
+        let mut all = Vec::new();
+        while let Some(block) = blocks.next_block(max_records, max_bytes)? {
+            sizes.push(block.len());
+            all.extend(block);
+        }
+        let (_, whole) = seqio::parse(&path, text)?;
+        assert_eq!(all, whole, "blocks join to the whole file's records");
+        Ok(sizes)
+    }
+
+    #[test]
+    fn blocks_join_to_the_whole_parse_for_any_block_size() {
+        let fasta = b">a x\nAC\nGT\n>b\n\n>c\r\nAAA\r\nC";
+        let fastq = b"@q1\nACGT\n+\nIIII\n@q2\nA\n+q2\nI\n@q3\n\n+\n\n";
+        for text in [&fasta[..], &fastq[..], b"", b">only\n"] {
+            for max_records in [1, 2, 100] {
+                for max_bytes in [1, 3, 7, 1000] {
+                    let sizes = blocks_of(text, max_records, max_bytes).unwrap();
+                    assert!(sizes.iter().all(|&n| n >= 1 && n <= max_records));
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn errors_name_the_line_of_the_whole_file() {
+        let text = b"@q1\nACGT\n+\nIIII\n@q2\nACGT\n+\nIII\n";
+        for max_bytes in [1, 5, 1000] {
+            let e = blocks_of(text, 1, max_bytes).unwrap_err();
+            assert!(
+                e.to_string()
+                    .ends_with(":8: quality length 3 differs from sequence length 4"),
+                "{e}"
+            );
+        }
+        let e = blocks_of(b"@q1\nA\n+\nI\n@q2\nA\n", 1, 2).unwrap_err();
+        assert!(
+            e.to_string()
+                .ends_with(":5: truncated FASTQ record (needs 4 lines)"),
+            "{e}"
+        );
+        let e = blocks_of(b">a\nAC\n>b\nA C\n", 1, 2).unwrap_err();
+        assert!(
+            e.to_string()
+                .ends_with(":4: whitespace inside a sequence line"),
+            "{e}"
+        );
+    }
+}
