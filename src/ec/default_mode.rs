@@ -66,12 +66,31 @@ pub fn count_solid(reads: &[&[u8]], params: &Params) -> SolidKmers {
 /// the CPU pool), and a progress line after it on long files.
 const BLOCK_RECORDS: usize = 1 << 19;
 /// Input text per block, so that long reads make blocks of fewer records.
-const BLOCK_BYTES: usize = 256 << 20;
+const BLOCK_BYTES: usize = 64 << 20;
 
-/// A file's records, block after block: read from the file (twice, once
-/// for the spectrum and once for correction, so that neither pass holds
-/// the file) or, for an input that cannot be read twice (a pipe), from
-/// memory.
+/// Heap bytes a record holds beyond its text (three vectors and their
+/// allocations), for the first pass's budget.
+const RECORD_OVERHEAD: usize = 96;
+
+fn record_bytes(rec: &SeqRecord) -> usize {
+    rec.header.len() + rec.seq.len() + rec.qual.as_ref().map_or(0, Vec::len) + RECORD_OVERHEAD
+}
+
+/// How much of a file's records the first pass may keep for the second:
+/// a quarter of the memory the system has available (2 GiB if unknown).
+fn record_memory_budget() -> usize {
+    let available_kib = std::fs::read_to_string("/proc/meminfo")
+        .ok()
+        .and_then(|info| {
+            let line = info.lines().find(|l| l.starts_with("MemAvailable:"))?;
+            line.split_whitespace().nth(1)?.parse::<usize>().ok()
+        });
+    available_kib.map_or(2 << 30, |kib| kib.saturating_mul(1024) / 4)
+}
+
+/// A file's records, block after block: read from the file, or from
+/// memory (those the first pass kept, and a pipe's, which cannot be read
+/// twice).
 enum Source<'a> {
     File(&'a Path),
     Memory(Vec<SeqRecord>),
@@ -100,15 +119,30 @@ impl Source<'_> {
 }
 
 /// `correct_file` in default mode: FASTA or FASTQ in, same format out.
-/// The file is read twice, in blocks: the spectrum is counted from its
-/// sequences, then each block is corrected while the next is read and the
-/// last is written, so memory holds the sequences and a few blocks, never
-/// the whole file.
+/// The file is read in blocks, and the spectrum counted from its sequences;
+/// then each block is corrected while the next is read and the last is
+/// written. A file whose records fit a quarter of the available memory is
+/// read once (its records kept); a larger one is read again for the second
+/// pass, so memory holds its sequences and a few blocks, never the file.
 pub fn correct_file_default(
     in_path: &Path,
     fixed_path: &Path,
     discard_path: Option<&Path>,
     params: &Params,
+    progress: &mut dyn FnMut(&str),
+) -> Result<Stats, EcError> {
+    let budget = record_memory_budget();
+    correct_file_within(in_path, fixed_path, discard_path, params, budget, progress)
+}
+
+/// [`correct_file_default`] keeping at most `budget` bytes of records from
+/// the first pass.
+fn correct_file_within(
+    in_path: &Path,
+    fixed_path: &Path,
+    discard_path: Option<&Path>,
+    params: &Params,
+    budget: usize,
     progress: &mut dyn FnMut(&str),
 ) -> Result<Stats, EcError> {
     // A file of a few megabytes or more: start the GPUs while it is read.
@@ -121,26 +155,44 @@ pub fn correct_file_default(
         (format, Source::Memory(records))
     };
     let solid = {
+        // The first pass keeps the records while they fit the budget (a
+        // pipe's always: it cannot be read again), so that a file that fits
+        // is read once; past the budget only the sequences stay.
+        let must_keep = matches!(source, Source::Memory(_));
+        let (mut kept, mut kept_bytes) = (Some(Vec::new()), 0);
         let (mut bases, mut ends) = (Vec::new(), Vec::new());
-        // A pipe's records stay in memory for the second pass.
-        let mut kept = Vec::new();
-        let in_memory = matches!(source, Source::Memory(_));
         for block in source.blocks()? {
             for rec in block? {
-                bases.extend_from_slice(&rec.seq);
-                ends.push(bases.len());
-                if in_memory {
-                    kept.push(rec);
+                let Some(records) = kept.as_mut() else {
+                    bases.extend_from_slice(&rec.seq);
+                    ends.push(bases.len());
+                    continue;
+                };
+                kept_bytes += record_bytes(&rec);
+                records.push(rec);
+                if kept_bytes > budget && !must_keep {
+                    for rec in records.drain(..) {
+                        bases.extend_from_slice(&rec.seq);
+                        ends.push(bases.len());
+                    }
+                    kept = None;
                 }
             }
         }
-        if let Source::Memory(records) = &mut source {
-            *records = kept;
+        let seqs: Vec<&[u8]> = match &kept {
+            Some(records) => records.iter().map(|r| r.seq.as_slice()).collect(),
+            None => {
+                let starts = std::iter::once(0).chain(ends.iter().copied());
+                starts.zip(&ends).map(|(s, &e)| &bases[s..e]).collect()
+            }
+        };
+        progress(&format!("read {} reads", seqs.len()));
+        let counted = (count_solid(&seqs, params), seqs.len());
+        drop(seqs);
+        if let Some(records) = kept {
+            source = Source::Memory(records);
         }
-        progress(&format!("read {} reads", ends.len()));
-        let starts = std::iter::once(0).chain(ends.iter().copied());
-        let seqs: Vec<&[u8]> = starts.zip(&ends).map(|(s, &e)| &bases[s..e]).collect();
-        (count_solid(&seqs, params), seqs.len())
+        counted
     };
     let (solid, total) = solid;
     progress(&format!(
@@ -272,4 +324,75 @@ fn correct_blocks(
         stats.add_counts(&counts);
         Ok((outputs, corrected))
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A file read twice (no budget for its records) and a file read once
+    /// (its records kept) give the same bytes and counts.
+    #[test]
+    fn second_pass_from_the_file_equals_records_kept() {
+        let dir = std::env::temp_dir().join(format!("seqshim-ec-passes-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let input = dir.join("reads.fq");
+        let mut text = Vec::new();
+        let mut x = 7u64;
+        let genome: Vec<u8> = (0..3000)
+            .map(|_| {
+                x = x
+                    .wrapping_mul(6364136223846793005)
+                    .wrapping_add(1442695040888963407);
+                b"ACGT"[(x >> 60) as usize & 3]
+            })
+            .collect();
+        for i in 0..3000 {
+            x = x
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            let at = (x >> 33) as usize % (genome.len() - 60);
+            let mut read = genome[at..at + 60].to_vec();
+            if i % 3 == 0 {
+                let p = (x >> 20) as usize % 60;
+                read[p] = if read[p] == b'A' { b'C' } else { b'A' };
+            }
+            text.extend_from_slice(format!("@r{i}\n").as_bytes());
+            text.extend_from_slice(&read);
+            text.extend_from_slice(b"\n+\n");
+            text.extend(std::iter::repeat_n(b'I', 60));
+            text.push(b'\n');
+        }
+        std::fs::write(&input, &text).unwrap();
+        let params = Params {
+            k: 15,
+            min_mult: 3,
+            ..Params::default_mode()
+        };
+        let mut outputs = Vec::new();
+        for budget in [0, usize::MAX] {
+            let (fixed, discard) = (
+                dir.join(format!("f{budget}")),
+                dir.join(format!("d{budget}")),
+            );
+            let stats =
+                correct_file_within(&input, &fixed, Some(&discard), &params, budget, &mut |_| {})
+                    .unwrap();
+            assert_eq!(stats.reads, 3000);
+            outputs.push((
+                std::fs::read(&fixed).unwrap(),
+                std::fs::read(&discard).unwrap(),
+                stats,
+            ));
+        }
+        assert!(
+            outputs[0].2.fixed > 0,
+            "some reads fixed: {:?}",
+            outputs[0].2
+        );
+        assert_eq!(outputs[0].0, outputs[1].0);
+        assert_eq!(outputs[0].1, outputs[1].1);
+        assert_eq!(format!("{:?}", outputs[0].2), format!("{:?}", outputs[1].2));
+        let _ = std::fs::remove_dir_all(&dir);
+    }
 }
