@@ -1,5 +1,6 @@
-//! GACT tiles on a GPU, in two kernels from `kernels/gact.cu`: the fill
-//! (one warp per tile, direction codes at 4 bits a cell in device memory)
+//! GACT tiles on a GPU, in kernels from `kernels/gact.cu`: the fill (one
+//! warp per tile, two cells per operation in 16-bit halves where the tile's
+//! values provably fit, direction codes at 4 bits a cell in device memory)
 //! and the traceback (one thread per tile). Both follow the CPU path
 //! operation for operation, so every tile's score, maximum cell and states
 //! are the CPU's. Only base codes go up and only states come back.
@@ -52,6 +53,7 @@ type TileOutput = Result<TileResult, GactError>;
 pub struct TileRunner {
     gpu: Arc<Gpu>,
     fill: Kernel,
+    fill16: Kernel,
     trace: Kernel,
     lanes: [Arena; 2],
     launches: u64,
@@ -72,6 +74,7 @@ impl TileRunner {
     pub fn new(gpu: Arc<Gpu>) -> Result<Self, DeviceError> {
         let source = device::kernel_source(KERNEL)?;
         let fill = gpu.kernel(source, "seqshim_gact_fill")?;
+        let fill16 = gpu.kernel(source, "seqshim_gact_fill16")?;
         let trace = gpu.kernel(source, "seqshim_gact_trace")?;
         let lanes = device::lanes::reserve_two(
             &gpu,
@@ -85,6 +88,7 @@ impl TileRunner {
         Ok(TileRunner {
             gpu,
             fill,
+            fill16,
             trace,
             lanes,
             launches: 0,
@@ -218,19 +222,28 @@ impl TileRunner {
         mark(arena)?;
         arena.upload(0..layout.inputs_end)?;
         mark(arena)?;
-        arena.launch(
-            &self.fill,
-            tiles.div_ceil(FILL_WARPS),
-            32 * FILL_WARPS,
-            0,
-            &[
-                Arg::Offset(0),
-                Arg::U32(offset(layout.params_at)?),
-                Arg::U32(offset(layout.descs_at)?),
-                Arg::U32(offset(layout.outs_at)?),
-                Arg::U32(tiles),
-            ],
-        )?;
+        // Each fill skips the other's tiles; one with none is not launched.
+        let fills = [
+            (&self.fill16, layout.narrow_tiles > 0),
+            (&self.fill, layout.narrow_tiles < layout.tiles()),
+        ];
+        for (fill, any) in fills {
+            if any {
+                arena.launch(
+                    fill,
+                    tiles.div_ceil(FILL_WARPS),
+                    32 * FILL_WARPS,
+                    0,
+                    &[
+                        Arg::Offset(0),
+                        Arg::U32(offset(layout.params_at)?),
+                        Arg::U32(offset(layout.descs_at)?),
+                        Arg::U32(offset(layout.outs_at)?),
+                        Arg::U32(tiles),
+                    ],
+                )?;
+            }
+        }
         mark(arena)?;
         arena.launch(
             &self.trace,
