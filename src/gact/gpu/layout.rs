@@ -319,36 +319,43 @@ impl Layout {
         });
     }
 
-    /// Each tile's result, `None` where the kernel did not finish it.
-    pub(super) fn unpack(
-        &self,
-        staging: &[u8],
-        results: &mut [Option<Result<TileResult, crate::gact::GactError>>],
-    ) {
-        let decoded: Vec<Option<TileResult>> = crate::engine::cpu::install_for_devices(|| {
+    /// Each tile's result, `None` where the kernel did not finish it, from
+    /// the launch's results: `part` is the staging bytes from `outs_at` to
+    /// `results_end`, so that the next launch's inputs can be packed into
+    /// the bytes before it meanwhile.
+    pub(super) fn decode(&self, part: &[u8]) -> Vec<Option<TileResult>> {
+        crate::engine::cpu::install_for_devices(|| {
             use rayon::prelude::*;
             self.placed
                 .par_iter()
                 .enumerate()
                 .with_min_len(256)
                 .map(|(k, p)| {
-                    let out =
-                        GactTileOut::read_from(&staging[self.outs_at + k * GactTileOut::SIZE..]);
+                    let out = GactTileOut::read_from(&part[k * GactTileOut::SIZE..]);
                     let n_ops = usize::try_from(out.n_ops).ok()?;
                     if out.status != DONE || n_ops > p.ops_cap {
                         return None;
                     }
+                    let ops = p.ops - self.outs_at;
                     Some(TileResult {
                         score: out.score,
                         max_i: usize::try_from(out.max_i).ok()?,
                         max_j: usize::try_from(out.max_j).ok()?,
                         ref_steps: usize::try_from(out.ref_steps).ok()?,
                         query_steps: usize::try_from(out.query_steps).ok()?,
-                        ops: staging[p.ops..p.ops + n_ops].to_vec(),
+                        ops: part[ops..ops + n_ops].to_vec(),
                     })
                 })
                 .collect()
-        });
+        })
+    }
+
+    /// Puts `decode`'s results in their jobs' places.
+    pub(super) fn place(
+        &self,
+        decoded: Vec<Option<TileResult>>,
+        results: &mut [Option<Result<TileResult, crate::gact::GactError>>],
+    ) {
         for (p, r) in self.placed.iter().zip(decoded) {
             results[p.job] = r.map(Ok);
         }

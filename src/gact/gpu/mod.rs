@@ -152,29 +152,24 @@ impl TileRunner {
             let lane = launches % 2;
             let (marks, planned) = std::thread::scope(|scope| {
                 let planner = scope.spawn(|| plan.next().map(|chunk| Layout::new(jobs, &chunk)));
-                let launched = (|| {
-                    if let Some(launch) = in_flight[lane].take() {
-                        self.finish(lane, launch, &mut results)?;
-                    }
-                    let packing = Instant::now();
-                    let marks = self.launch(lane, jobs, &layout)?;
-                    Ok::<_, DeviceError>((marks, packing.elapsed()))
-                })();
+                let previous = in_flight[lane].take();
+                let marks = self.turn(lane, previous, &layout, jobs, &mut results);
                 // Time spent waiting for the planner counts as packing.
                 let joining = Instant::now();
                 let planned = planner.join();
-                let joined = joining.elapsed();
-                (launched.map(|(m, packed)| (m, packed + joined)), planned)
+                if let Some(timeline) = &mut self.timeline {
+                    timeline.pack += joining.elapsed();
+                }
+                (marks, planned)
             });
             next = match planned {
                 Ok(next) => next,
                 Err(panic) => std::panic::resume_unwind(panic),
             };
-            let (marks, packed) = marks?;
-            if let Some(timeline) = &mut self.timeline {
-                timeline.pack += packed;
-            }
-            in_flight[lane] = Some(InFlight { layout, marks });
+            in_flight[lane] = Some(InFlight {
+                layout,
+                marks: marks?,
+            });
             launches += 1;
         }
         for lane in [launches % 2, (launches + 1) % 2] {
@@ -196,7 +191,9 @@ impl TileRunner {
         let staging = self.lanes[lane].staging()?;
         let waited = waiting.elapsed();
         let decoding = Instant::now();
-        launch.layout.unpack(staging, results);
+        let l = &launch.layout;
+        let decoded = l.decode(&staging[l.outs_at..l.results_end]);
+        l.place(decoded, results);
         if let Some(timeline) = &mut self.timeline {
             timeline.wait += waited;
             timeline.unpack += decoding.elapsed();
@@ -207,29 +204,88 @@ impl TileRunner {
         Ok(())
     }
 
-    /// Packs one launch into `lane` and queues its copies and kernels;
-    /// returns without waiting for them, with the launch's events when
-    /// `run_timed` asked for them.
-    fn launch(
+    /// One turn of a lane: waits for its previous launch, decodes that
+    /// launch's results and packs `layout` into the lane, then queues the
+    /// new launch's copies and kernels without waiting for them; returns
+    /// the launch's events when `run_timed` asked for them. Decoding and
+    /// packing run at once when their bytes are apart (the next launch's
+    /// inputs end before the previous one's results start: launches of one
+    /// shape), so the timeline's packing and decoding may overlap.
+    fn turn(
         &mut self,
         lane: usize,
-        jobs: &[TileJob],
+        previous: Option<InFlight>,
         layout: &Layout,
+        jobs: &[TileJob],
+        results: &mut [Option<TileOutput>],
     ) -> Result<Option<LaunchMarks>, DeviceError> {
-        let mut marks = self.timeline.as_ref().map(|_| LaunchMarks::new());
-        let arena = &mut self.lanes[lane];
+        let arena = &self.lanes[lane];
         if layout.end > arena.capacity() || layout.results_end > arena.host_capacity() {
             return Err(DeviceError(format!(
                 "GACT launch of {} bytes ({} mirrored) exceeds its lane",
                 layout.end, layout.results_end
             )));
         }
+        let Some(previous) = previous else {
+            let packing = Instant::now();
+            layout.pack(self.lanes[lane].staging()?, jobs);
+            let packed = packing.elapsed();
+            return self.enqueue(lane, jobs, layout, packed);
+        };
+        let waiting = Instant::now();
+        let staging = self.lanes[lane].staging()?;
+        let waited = waiting.elapsed();
+        let old = &previous.layout;
+        let timed = |f: &mut dyn FnMut()| {
+            let t = Instant::now();
+            f();
+            t.elapsed()
+        };
+        let mut decoded = Vec::new();
+        let (decode_time, pack_time) = if layout.inputs_end <= old.outs_at {
+            let (head, tail) = staging.split_at_mut(old.outs_at);
+            let tail = &tail[..old.results_end - old.outs_at];
+            crate::engine::cpu::install_for_devices(|| {
+                rayon::join(
+                    || timed(&mut || decoded = old.decode(tail)),
+                    || timed(&mut || layout.pack(head, jobs)),
+                )
+            })
+        } else {
+            let decode_time = timed(&mut || {
+                decoded = old.decode(&staging[old.outs_at..old.results_end]);
+            });
+            (decode_time, timed(&mut || layout.pack(staging, jobs)))
+        };
+        let placing = Instant::now();
+        old.place(decoded, results);
+        if let Some(timeline) = &mut self.timeline {
+            timeline.wait += waited;
+            timeline.unpack += decode_time + placing.elapsed();
+            if let Some(marks) = &previous.marks {
+                timeline.add_launch(&self.lanes[lane], marks);
+            }
+        }
+        self.enqueue(lane, jobs, layout, pack_time)
+    }
+
+    /// Queues the copies and kernels of `layout`, already packed into
+    /// `lane` (in `packed`); counts that and the queueing as packing.
+    fn enqueue(
+        &mut self,
+        lane: usize,
+        jobs: &[TileJob],
+        layout: &Layout,
+        packed: std::time::Duration,
+    ) -> Result<Option<LaunchMarks>, DeviceError> {
+        let queueing = Instant::now();
+        let mut marks = self.timeline.as_ref().map(|_| LaunchMarks::new());
+        let arena = &mut self.lanes[lane];
         let offset = |at: usize| {
             u32::try_from(at).map_err(|_| DeviceError("GACT image beyond 4 GiB".into()))
         };
         let tiles = u32::try_from(layout.tiles())
             .map_err(|_| DeviceError("too many tiles for one launch".into()))?;
-        layout.pack(arena.staging()?, jobs);
         let mut mark = |arena: &mut Arena| match &mut marks {
             Some(marks) => marks.mark(arena),
             None => Ok(()),
@@ -276,6 +332,9 @@ impl TileRunner {
         arena.download(layout.inputs_end..layout.results_end)?;
         mark(arena)?;
         self.launches += 1;
+        if let Some(timeline) = &mut self.timeline {
+            timeline.pack += packed + queueing.elapsed();
+        }
         crate::log_debug!(
             "GACT: {}: launch of {} tiles, {} cells",
             crate::engine::family::gpu_label(&self.gpu),
@@ -401,4 +460,3 @@ mod tests {
         assert_eq!(order, (0..50).collect::<Vec<_>>());
     }
 }
-
