@@ -151,20 +151,25 @@ impl TileRunner {
         while let Some(layout) = next.take() {
             let lane = launches % 2;
             let (marks, planned) = std::thread::scope(|scope| {
-                let planner = scope.spawn(|| plan.next().map(|chunk| Layout::new(jobs, &chunk)));
+                let planner = std::thread::Builder::new()
+                    .name("seqshim-gact-plan".into())
+                    .spawn_scoped(scope, || plan.next().map(|chunk| Layout::new(jobs, &chunk)))
+                    .ok();
                 let previous = in_flight[lane].take();
                 let marks = self.turn(lane, previous, &layout, jobs, &mut results);
                 // Time spent waiting for the planner counts as packing.
                 let joining = Instant::now();
-                let planned = planner.join();
+                let planned = planner.map(|planner| planner.join());
                 if let Some(timeline) = &mut self.timeline {
                     timeline.pack += joining.elapsed();
                 }
                 (marks, planned)
             });
             next = match planned {
-                Ok(next) => next,
-                Err(panic) => std::panic::resume_unwind(panic),
+                Some(Ok(next)) => next,
+                Some(Err(panic)) => std::panic::resume_unwind(panic),
+                // No thread to spare: planned here, after the turn.
+                None => plan.next().map(|chunk| Layout::new(jobs, &chunk)),
             };
             in_flight[lane] = Some(InFlight {
                 layout,
