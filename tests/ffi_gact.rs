@@ -3,7 +3,7 @@
 //! the single and batch entries, and every fixture tile and extension
 //! compared with Darwin's recorded output, single and batched; 16 threads
 //! calling the single-call entries at once against a single-threaded pass;
-//! once plainly and once under ASan/UBSan. And the GPU kernel run on the
+//! once plainly and once under ASan/UBSan. And the GPU kernels run on the
 //! host with emulated warps (ffi-tests/gact/kernel_emulation.cpp) against
 //! the CPU path. And the darwin-gpu glue (integrations/darwin-gpu) from a
 //! C++ program (ffi-tests/gact/darwin_gpu_glue.cpp) against the single-tile
@@ -250,10 +250,10 @@ fn gact_tile_scores_match_parasail() {
     );
 }
 
-/// `kernels/gact.cu` compiled for the host, its warps emulated with threads
-/// (`ffi-tests/gact/kernel_emulation.cpp`), must equal the CPU path on 200
-/// random tiles over the parameter grid: the kernel's logic checked where
-/// there is no GPU (a GPU run, `tests/gact_gpu.rs`, checks the rest).
+/// `kernels/gact.cu` compiled for the host, its warps emulated with
+/// coroutines (`ffi-tests/gact/kernel_emulation.cpp`), must equal the CPU
+/// path on 500 random tiles over the parameter grid, through both fills: the
+/// kernels' logic checked where there is no GPU (a GPU run, `tests/gact_gpu.rs`, checks the rest).
 #[test]
 fn gact_kernel_emulated_on_the_host_equals_the_cpu_path() {
     let lib_flag = format!("-L{}", library_dir().display());
@@ -286,7 +286,7 @@ fn gact_kernel_emulated_on_the_host_equals_the_cpu_path() {
     assert_output(
         "kernel emulation",
         &output,
-        "emulated gact kernel: 200 tiles, 0 differ\n",
+        "emulated gact kernel: 500 tiles (405 in 16 bits), 0 differ\n",
     );
 }
 

@@ -93,7 +93,7 @@ impl Family for GactTiles {
         Ok(vec![Box::new(super::gpu::TileRunner::new(gpu.clone())?)])
     }
 
-    /// A launch returns after two kernels, the second a walk of dependent
+    /// A launch returns after the fill and the traceback, a walk of dependent
     /// loads per tile: 0.3 ms even for one tile on an H200 (0.4-0.55 ms
     /// for the 9-57 tiles concurrent callers gather), where a core aligns
     /// a 320 x 320 tile in 0.07-0.12 ms (BENCHMARKS.md, "GACT synchronous

@@ -31,7 +31,7 @@ device::device_struct! {
         pub query_pos: i32 = 40,
         pub first: u32 = 44,
         pub early_terminate: i32 = 48,
-        pub spare: u32 = 52,
+        pub narrow: u32 = 52,
     }
 }
 
@@ -55,9 +55,12 @@ const DONE: i32 = 1;
 const PARAMS_WORDS: usize = 28;
 const PARAMS_BYTES: usize = 4 * PARAMS_WORDS;
 
-/// The fill's wavefront shape (`gact_geom` in the kernel): each of `lanes`
-/// warp lanes owns `r` consecutive rows; a step advances every lane by one
-/// column; a lane stores `planes` words of eight 4-bit codes per step.
+/// The fill's wavefront shape (`gact_geom` / `gact16_geom` in the kernel).
+/// Wide tiles: each of `lanes` warp lanes owns `r` consecutive rows; a step
+/// advances every lane by one column; a lane stores `planes` words of eight
+/// 4-bit codes per step. Narrow tiles: each lane owns two strips of `r`
+/// rows, the second one column behind the first, and stores `planes` words
+/// of four codes of each strip per step.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(super) struct Geometry {
     pub r: usize,
@@ -68,14 +71,25 @@ pub(super) struct Geometry {
 
 impl Geometry {
     /// For an `m` x `n` tile, both at least 1.
-    pub(super) fn new(m: usize, n: usize) -> Geometry {
-        let r = m.div_ceil(32);
-        let lanes = m.div_ceil(r);
-        Geometry {
-            r,
-            lanes,
-            steps: n + lanes - 1,
-            planes: r.div_ceil(8),
+    pub(super) fn new(m: usize, n: usize, narrow: bool) -> Geometry {
+        if narrow {
+            let r = m.div_ceil(64);
+            let lanes = m.div_ceil(2 * r);
+            Geometry {
+                r,
+                lanes,
+                steps: n + 2 * lanes - 1,
+                planes: r.div_ceil(4),
+            }
+        } else {
+            let r = m.div_ceil(32);
+            let lanes = m.div_ceil(r);
+            Geometry {
+                r,
+                lanes,
+                steps: n + lanes - 1,
+                planes: r.div_ceil(8),
+            }
         }
     }
 
@@ -83,6 +97,41 @@ impl Geometry {
     pub(super) fn dir_bytes(&self) -> usize {
         4 * self.planes * self.steps * self.lanes
     }
+}
+
+/// What decides whether a scoring's tiles run in the 16-bit kernel
+/// (`seqshim_gact_fill16`): its largest positive substitution and the
+/// lowest value an I, D or M can take (a substitution, a gap open and an
+/// extension).
+#[derive(Clone, Copy)]
+struct NarrowBounds {
+    s_max: i64,
+    lowest: i64,
+}
+
+impl NarrowBounds {
+    fn of(p: &Params) -> NarrowBounds {
+        let s_max = p.sub_mat.iter().copied().max().unwrap_or(0).max(0) as i64;
+        let s_min = p.sub_mat.iter().copied().min().unwrap_or(0).min(0) as i64;
+        NarrowBounds {
+            s_max,
+            lowest: s_min + p.gap_open as i64 + p.gap_extend as i64,
+        }
+    }
+
+    /// H and M stay within 2000 (at most min(m, n) + 1 positive
+    /// substitutions) and every value at least -1000: the bounds under
+    /// which the kernel's tagged 16-bit values cannot overflow and compare
+    /// as the 32-bit ones do (see the kernel).
+    fn narrow(&self, m: usize, n: usize) -> bool {
+        (m.min(n) as i64 + 1) * self.s_max <= 2000 && self.lowest >= -1000
+    }
+}
+
+/// Whether the tile runs in the 16-bit kernel.
+#[cfg(test)]
+fn narrow(job: &TileJob) -> bool {
+    NarrowBounds::of(&job.params).narrow(job.ref_.len(), job.query.len())
 }
 
 fn align128(n: usize) -> usize {
@@ -100,8 +149,11 @@ fn ops_cap(job: &TileJob) -> usize {
 pub(super) fn tile_bytes(job: &TileJob) -> (usize, usize) {
     let (m, n) = (job.ref_.len(), job.query.len());
     let io = GactTile::SIZE + m + n + GactTileOut::SIZE + ops_cap(job);
-    let dir = align128(Geometry::new(m, n).dir_bytes());
-    (io, io + dir + 128)
+    // Planned without the scoring: the larger of the two kernels' layouts.
+    let dir = Geometry::new(m, n, false)
+        .dir_bytes()
+        .max(Geometry::new(m, n, true).dir_bytes());
+    (io, io + align128(dir) + 128)
 }
 
 /// The distinct scorings of a launch. A batch usually has one, so the last
@@ -110,24 +162,25 @@ pub(super) fn tile_bytes(job: &TileJob) -> (usize, usize) {
 #[derive(Default)]
 struct ParamsTable {
     list: Vec<Params>,
-    index: HashMap<Params, u32>,
-    last: Option<(Params, u32)>,
+    index: HashMap<Params, (u32, NarrowBounds)>,
+    last: Option<(Params, u32, NarrowBounds)>,
 }
 
 impl ParamsTable {
-    fn index(&mut self, p: &Params) -> u32 {
-        if let Some((last, at)) = &self.last
+    /// The scoring's index in the table and its 16-bit bounds.
+    fn index(&mut self, p: &Params) -> (u32, NarrowBounds) {
+        if let Some((last, at, bounds)) = &self.last
             && last == p
         {
-            return *at;
+            return (*at, *bounds);
         }
         let list = &mut self.list;
-        let at = *self.index.entry(*p).or_insert_with(|| {
+        let (at, bounds) = *self.index.entry(*p).or_insert_with(|| {
             list.push(*p);
-            (list.len() - 1) as u32
+            ((list.len() - 1) as u32, NarrowBounds::of(p))
         });
-        self.last = Some((*p, at));
-        at
+        self.last = Some((*p, at, bounds));
+        (at, bounds)
     }
 }
 
@@ -135,6 +188,8 @@ impl ParamsTable {
 struct Placed {
     job: usize,
     params: u32,
+    /// Filled by `seqshim_gact_fill16`.
+    narrow: bool,
     codes: usize,
     ops: usize,
     ops_cap: usize,
@@ -144,6 +199,8 @@ struct Placed {
 /// The image of one launch.
 pub(super) struct Layout {
     placed: Vec<Placed>,
+    /// Tiles for `seqshim_gact_fill16` (the others go to `seqshim_gact_fill`).
+    pub narrow_tiles: usize,
     params: Vec<Params>,
     pub params_at: usize,
     pub descs_at: usize,
@@ -159,16 +216,22 @@ impl Layout {
         let mut params = ParamsTable::default();
         let mut placed: Vec<Placed> = chunk
             .iter()
-            .map(|&job| Placed {
-                job,
-                params: params.index(&jobs[job].params),
-                codes: 0,
-                ops: 0,
-                ops_cap: ops_cap(&jobs[job]),
-                dir: 0,
+            .map(|&job| {
+                let j = &jobs[job];
+                let (index, bounds) = params.index(&j.params);
+                Placed {
+                    job,
+                    params: index,
+                    narrow: bounds.narrow(j.ref_.len(), j.query.len()),
+                    codes: 0,
+                    ops: 0,
+                    ops_cap: ops_cap(j),
+                    dir: 0,
+                }
             })
             .collect();
         let params = params.list;
+        let narrow_tiles = placed.iter().filter(|p| p.narrow).count();
         let params_at = 0;
         let descs_at = align128(params_at + PARAMS_BYTES * params.len());
         let mut at = descs_at + GactTile::SIZE * placed.len();
@@ -189,10 +252,11 @@ impl Layout {
         for p in &mut placed {
             let j = &jobs[p.job];
             p.dir = at;
-            at = align128(at + Geometry::new(j.ref_.len(), j.query.len()).dir_bytes());
+            at = align128(at + Geometry::new(j.ref_.len(), j.query.len(), p.narrow).dir_bytes());
         }
         Layout {
             placed,
+            narrow_tiles,
             params,
             params_at,
             descs_at,
@@ -255,36 +319,43 @@ impl Layout {
         });
     }
 
-    /// Each tile's result, `None` where the kernel did not finish it.
-    pub(super) fn unpack(
-        &self,
-        staging: &[u8],
-        results: &mut [Option<Result<TileResult, crate::gact::GactError>>],
-    ) {
-        let decoded: Vec<Option<TileResult>> = crate::engine::cpu::install_for_devices(|| {
+    /// Each tile's result, `None` where the kernel did not finish it, from
+    /// the launch's results: `part` is the staging bytes from `outs_at` to
+    /// `results_end`, so that the next launch's inputs can be packed into
+    /// the bytes before it meanwhile.
+    pub(super) fn decode(&self, part: &[u8]) -> Vec<Option<TileResult>> {
+        crate::engine::cpu::install_for_devices(|| {
             use rayon::prelude::*;
             self.placed
                 .par_iter()
                 .enumerate()
                 .with_min_len(256)
                 .map(|(k, p)| {
-                    let out =
-                        GactTileOut::read_from(&staging[self.outs_at + k * GactTileOut::SIZE..]);
+                    let out = GactTileOut::read_from(&part[k * GactTileOut::SIZE..]);
                     let n_ops = usize::try_from(out.n_ops).ok()?;
                     if out.status != DONE || n_ops > p.ops_cap {
                         return None;
                     }
+                    let ops = p.ops - self.outs_at;
                     Some(TileResult {
                         score: out.score,
                         max_i: usize::try_from(out.max_i).ok()?,
                         max_j: usize::try_from(out.max_j).ok()?,
                         ref_steps: usize::try_from(out.ref_steps).ok()?,
                         query_steps: usize::try_from(out.query_steps).ok()?,
-                        ops: staging[p.ops..p.ops + n_ops].to_vec(),
+                        ops: part[ops..ops + n_ops].to_vec(),
                     })
                 })
                 .collect()
-        });
+        })
+    }
+
+    /// Puts `decode`'s results in their jobs' places.
+    pub(super) fn place(
+        &self,
+        decoded: Vec<Option<TileResult>>,
+        results: &mut [Option<Result<TileResult, crate::gact::GactError>>],
+    ) {
         for (p, r) in self.placed.iter().zip(decoded) {
             results[p.job] = r.map(Ok);
         }
@@ -305,7 +376,7 @@ fn tile_desc(p: &Placed, j: &TileJob) -> GactTile {
         query_pos: j.opts.query_pos,
         first: u32::from(j.opts.first),
         early_terminate: j.opts.early_terminate,
-        spare: 0,
+        narrow: u32::from(p.narrow),
     }
 }
 
@@ -358,12 +429,46 @@ mod tests {
     #[test]
     fn geometry_covers_every_row_with_at_most_32_lanes() {
         for m in 1..=511 {
-            let g = Geometry::new(m, 7);
+            let g = Geometry::new(m, 7, false);
             assert!(g.lanes <= 32 && g.r <= 16 && g.lanes * g.r >= m);
             assert!((g.lanes - 1) * g.r < m, "every lane owns a row");
             assert_eq!(g.steps, 7 + g.lanes - 1);
+            // Narrow: two strips of r rows a lane, r <= GACT16_MAX_RH.
+            let g = Geometry::new(m, 7, true);
+            assert!(g.lanes <= 32 && g.r <= 8 && 2 * g.lanes * g.r >= m);
+            assert!((g.lanes - 1) * 2 * g.r < m, "every lane owns a row");
+            assert_eq!(g.steps, 7 + 2 * g.lanes - 1);
+            assert_eq!(g.planes, g.r.div_ceil(4));
         }
-        assert_eq!(Geometry::new(320, 320).r, 10);
-        assert_eq!(Geometry::new(320, 320).planes, 2);
+        assert_eq!(Geometry::new(320, 320, false).r, 10);
+        assert_eq!(Geometry::new(320, 320, false).planes, 2);
+        assert_eq!(Geometry::new(320, 320, true).r, 5);
+        assert_eq!(Geometry::new(320, 320, true).lanes, 32);
+    }
+
+    #[test]
+    fn narrow_tiles_are_the_ones_within_the_16_bit_bounds() {
+        let job = |m: usize, params: Params| TileJob {
+            ref_: vec![b'A'; m],
+            query: vec![b'C'; 511],
+            params,
+            opts: crate::gact::TileOptions {
+                ref_pos: 0,
+                query_pos: 0,
+                reverse: false,
+                first: true,
+                early_terminate: 10,
+            },
+        };
+        assert!(narrow(&job(511, Params::darwin_default())));
+        // (399 + 1) * 5 = 2000; one base more is over.
+        let wide_match = Params::from_match_mismatch(5, -4, -2, -10, -1);
+        assert!(narrow(&job(399, wide_match)));
+        assert!(!narrow(&job(400, wide_match)));
+        // -400 - 300 - 300 = -1000; one lower is over.
+        let low = Params::from_match_mismatch(1, -400, -1, -300, -300);
+        assert!(narrow(&job(10, low)));
+        let lower = Params::from_match_mismatch(1, -400, -1, -301, -300);
+        assert!(!narrow(&job(10, lower)));
     }
 }

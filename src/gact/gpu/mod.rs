@@ -1,5 +1,6 @@
-//! GACT tiles on a GPU, in two kernels from `kernels/gact.cu`: the fill
-//! (one warp per tile, direction codes at 4 bits a cell in device memory)
+//! GACT tiles on a GPU, in kernels from `kernels/gact.cu`: the fill (one
+//! warp per tile, two cells per operation in 16-bit halves where the tile's
+//! values provably fit, direction codes at 4 bits a cell in device memory)
 //! and the traceback (one thread per tile). Both follow the CPU path
 //! operation for operation, so every tile's score, maximum cell and states
 //! are the CPU's. Only base codes go up and only states come back.
@@ -52,6 +53,7 @@ type TileOutput = Result<TileResult, GactError>;
 pub struct TileRunner {
     gpu: Arc<Gpu>,
     fill: Kernel,
+    fill16: Kernel,
     trace: Kernel,
     lanes: [Arena; 2],
     launches: u64,
@@ -72,6 +74,7 @@ impl TileRunner {
     pub fn new(gpu: Arc<Gpu>) -> Result<Self, DeviceError> {
         let source = device::kernel_source(KERNEL)?;
         let fill = gpu.kernel(source, "seqshim_gact_fill")?;
+        let fill16 = gpu.kernel(source, "seqshim_gact_fill16")?;
         let trace = gpu.kernel(source, "seqshim_gact_trace")?;
         let lanes = device::lanes::reserve_two(
             &gpu,
@@ -85,6 +88,7 @@ impl TileRunner {
         Ok(TileRunner {
             gpu,
             fill,
+            fill16,
             trace,
             lanes,
             launches: 0,
@@ -133,29 +137,44 @@ impl TileRunner {
 
     /// Splits the batch into launches that fit a lane and runs them,
     /// alternating lanes so that packing one overlaps the GPU on the other.
+    /// The next launch is planned and laid out on a thread of its own while
+    /// this one's lane is drained and packed: done in line, that sequential
+    /// work (tens of nanoseconds a tile) was the largest part of the host's
+    /// time once the kernels got faster than the host.
     pub fn run(&mut self, jobs: &[TileJob]) -> Result<Vec<Option<TileOutput>>, DeviceError> {
         let (device_room, host_room) = self.rooms();
         let mut results: Vec<Option<TileOutput>> = jobs.iter().map(|_| None).collect();
         let mut plan = LaunchPlan::new(jobs, device_room, host_room);
+        let mut next = plan.next().map(|chunk| Layout::new(jobs, &chunk));
         let mut in_flight: [Option<InFlight>; 2] = [None, None];
         let mut launches = 0;
-        loop {
-            // Planning and laying out the next launch touch no lane: done
-            // before waiting for the lane, while the GPU still runs both.
-            let planning = Instant::now();
-            let Some(chunk) = plan.next() else { break };
-            let layout = Layout::new(jobs, &chunk);
-            let planned = planning.elapsed();
+        while let Some(layout) = next.take() {
             let lane = launches % 2;
-            if let Some(launch) = in_flight[lane].take() {
-                self.finish(lane, launch, &mut results)?;
-            }
-            let packing = Instant::now();
-            let marks = self.launch(lane, jobs, &layout)?;
-            if let Some(timeline) = &mut self.timeline {
-                timeline.pack += planned + packing.elapsed();
-            }
-            in_flight[lane] = Some(InFlight { layout, marks });
+            let (marks, planned) = std::thread::scope(|scope| {
+                let planner = std::thread::Builder::new()
+                    .name("seqshim-gact-plan".into())
+                    .spawn_scoped(scope, || plan.next().map(|chunk| Layout::new(jobs, &chunk)))
+                    .ok();
+                let previous = in_flight[lane].take();
+                let marks = self.turn(lane, previous, &layout, jobs, &mut results);
+                // Time spent waiting for the planner counts as packing.
+                let joining = Instant::now();
+                let planned = planner.map(|planner| planner.join());
+                if let Some(timeline) = &mut self.timeline {
+                    timeline.pack += joining.elapsed();
+                }
+                (marks, planned)
+            });
+            next = match planned {
+                Some(Ok(next)) => next,
+                Some(Err(panic)) => std::panic::resume_unwind(panic),
+                // No thread to spare: planned here, after the turn.
+                None => plan.next().map(|chunk| Layout::new(jobs, &chunk)),
+            };
+            in_flight[lane] = Some(InFlight {
+                layout,
+                marks: marks?,
+            });
             launches += 1;
         }
         for lane in [launches % 2, (launches + 1) % 2] {
@@ -177,7 +196,9 @@ impl TileRunner {
         let staging = self.lanes[lane].staging()?;
         let waited = waiting.elapsed();
         let decoding = Instant::now();
-        launch.layout.unpack(staging, results);
+        let l = &launch.layout;
+        let decoded = l.decode(&staging[l.outs_at..l.results_end]);
+        l.place(decoded, results);
         if let Some(timeline) = &mut self.timeline {
             timeline.wait += waited;
             timeline.unpack += decoding.elapsed();
@@ -188,29 +209,88 @@ impl TileRunner {
         Ok(())
     }
 
-    /// Packs one launch into `lane` and queues its copies and kernels;
-    /// returns without waiting for them, with the launch's events when
-    /// `run_timed` asked for them.
-    fn launch(
+    /// One turn of a lane: waits for its previous launch, decodes that
+    /// launch's results and packs `layout` into the lane, then queues the
+    /// new launch's copies and kernels without waiting for them; returns
+    /// the launch's events when `run_timed` asked for them. Decoding and
+    /// packing run at once when their bytes are apart (the next launch's
+    /// inputs end before the previous one's results start: launches of one
+    /// shape), so the timeline's packing and decoding may overlap.
+    fn turn(
         &mut self,
         lane: usize,
-        jobs: &[TileJob],
+        previous: Option<InFlight>,
         layout: &Layout,
+        jobs: &[TileJob],
+        results: &mut [Option<TileOutput>],
     ) -> Result<Option<LaunchMarks>, DeviceError> {
-        let mut marks = self.timeline.as_ref().map(|_| LaunchMarks::new());
-        let arena = &mut self.lanes[lane];
+        let arena = &self.lanes[lane];
         if layout.end > arena.capacity() || layout.results_end > arena.host_capacity() {
             return Err(DeviceError(format!(
                 "GACT launch of {} bytes ({} mirrored) exceeds its lane",
                 layout.end, layout.results_end
             )));
         }
+        let Some(previous) = previous else {
+            let packing = Instant::now();
+            layout.pack(self.lanes[lane].staging()?, jobs);
+            let packed = packing.elapsed();
+            return self.enqueue(lane, jobs, layout, packed);
+        };
+        let waiting = Instant::now();
+        let staging = self.lanes[lane].staging()?;
+        let waited = waiting.elapsed();
+        let old = &previous.layout;
+        let timed = |f: &mut dyn FnMut()| {
+            let t = Instant::now();
+            f();
+            t.elapsed()
+        };
+        let mut decoded = Vec::new();
+        let (decode_time, pack_time) = if layout.inputs_end <= old.outs_at {
+            let (head, tail) = staging.split_at_mut(old.outs_at);
+            let tail = &tail[..old.results_end - old.outs_at];
+            crate::engine::cpu::install_for_devices(|| {
+                rayon::join(
+                    || timed(&mut || decoded = old.decode(tail)),
+                    || timed(&mut || layout.pack(head, jobs)),
+                )
+            })
+        } else {
+            let decode_time = timed(&mut || {
+                decoded = old.decode(&staging[old.outs_at..old.results_end]);
+            });
+            (decode_time, timed(&mut || layout.pack(staging, jobs)))
+        };
+        let placing = Instant::now();
+        old.place(decoded, results);
+        if let Some(timeline) = &mut self.timeline {
+            timeline.wait += waited;
+            timeline.unpack += decode_time + placing.elapsed();
+            if let Some(marks) = &previous.marks {
+                timeline.add_launch(&self.lanes[lane], marks);
+            }
+        }
+        self.enqueue(lane, jobs, layout, pack_time)
+    }
+
+    /// Queues the copies and kernels of `layout`, already packed into
+    /// `lane` (in `packed`); counts that and the queueing as packing.
+    fn enqueue(
+        &mut self,
+        lane: usize,
+        jobs: &[TileJob],
+        layout: &Layout,
+        packed: std::time::Duration,
+    ) -> Result<Option<LaunchMarks>, DeviceError> {
+        let queueing = Instant::now();
+        let mut marks = self.timeline.as_ref().map(|_| LaunchMarks::new());
+        let arena = &mut self.lanes[lane];
         let offset = |at: usize| {
             u32::try_from(at).map_err(|_| DeviceError("GACT image beyond 4 GiB".into()))
         };
         let tiles = u32::try_from(layout.tiles())
             .map_err(|_| DeviceError("too many tiles for one launch".into()))?;
-        layout.pack(arena.staging()?, jobs);
         let mut mark = |arena: &mut Arena| match &mut marks {
             Some(marks) => marks.mark(arena),
             None => Ok(()),
@@ -218,19 +298,28 @@ impl TileRunner {
         mark(arena)?;
         arena.upload(0..layout.inputs_end)?;
         mark(arena)?;
-        arena.launch(
-            &self.fill,
-            tiles.div_ceil(FILL_WARPS),
-            32 * FILL_WARPS,
-            0,
-            &[
-                Arg::Offset(0),
-                Arg::U32(offset(layout.params_at)?),
-                Arg::U32(offset(layout.descs_at)?),
-                Arg::U32(offset(layout.outs_at)?),
-                Arg::U32(tiles),
-            ],
-        )?;
+        // Each fill skips the other's tiles; one with none is not launched.
+        let fills = [
+            (&self.fill16, layout.narrow_tiles > 0),
+            (&self.fill, layout.narrow_tiles < layout.tiles()),
+        ];
+        for (fill, any) in fills {
+            if any {
+                arena.launch(
+                    fill,
+                    tiles.div_ceil(FILL_WARPS),
+                    32 * FILL_WARPS,
+                    0,
+                    &[
+                        Arg::Offset(0),
+                        Arg::U32(offset(layout.params_at)?),
+                        Arg::U32(offset(layout.descs_at)?),
+                        Arg::U32(offset(layout.outs_at)?),
+                        Arg::U32(tiles),
+                    ],
+                )?;
+            }
+        }
         mark(arena)?;
         arena.launch(
             &self.trace,
@@ -248,6 +337,9 @@ impl TileRunner {
         arena.download(layout.inputs_end..layout.results_end)?;
         mark(arena)?;
         self.launches += 1;
+        if let Some(timeline) = &mut self.timeline {
+            timeline.pack += packed + queueing.elapsed();
+        }
         crate::log_debug!(
             "GACT: {}: launch of {} tiles, {} cells",
             crate::engine::family::gpu_label(&self.gpu),

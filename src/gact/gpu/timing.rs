@@ -1,6 +1,6 @@
 //! Where a batch's time goes, for benchmarks (`TileRunner::run_timed`):
 //! the host's share (laying out and packing launches, waiting for a lane,
-//! decoding results) and the GPU's (copies and the two kernels, from
+//! decoding results) and the GPU's (copies, the fill and the traceback, from
 //! events recorded around each on the lane's stream).
 //!
 //! The two lanes run on two streams, so their launches may overlap on the
