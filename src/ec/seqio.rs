@@ -146,15 +146,20 @@ fn parse_fastq(
     let mut all = lines(data, at_end);
     while parsed.records.len() < max_records {
         let n = first_line + parsed.lines;
-        let mut group = Vec::with_capacity(4);
-        group.extend(all.by_ref().take(4));
-        let Some(&(_, header)) = group.first() else {
+        let mut group: [(usize, &[u8]); 4] = [(0, &[]); 4];
+        let mut got = 0;
+        for line in all.by_ref().take(4) {
+            group[got] = line;
+            got += 1;
+        }
+        if got == 0 {
             break;
-        };
+        }
+        let header = group[0].1;
         let Some(header) = header.strip_prefix(b"@") else {
             return Err(EcError::format(path, n, "FASTQ header must start with '@'"));
         };
-        if group.len() < 4 {
+        if got < 4 {
             if !at_end {
                 break;
             }
