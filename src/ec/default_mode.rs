@@ -77,8 +77,12 @@ fn record_bytes(rec: &SeqRecord) -> usize {
 }
 
 /// How much of a file's records the first pass may keep for the second:
-/// a quarter of the memory the system has available (2 GiB if unknown).
+/// `SEQSHIM_EC_KEEP_MB` MiB, else a quarter of the memory the system has
+/// available (2 GiB if unknown).
 fn record_memory_budget() -> usize {
+    if let Some(mib) = crate::engine::config::get().setting::<usize>("SEQSHIM_EC_KEEP_MB") {
+        return mib.saturating_mul(1 << 20);
+    }
     let available_kib = std::fs::read_to_string("/proc/meminfo")
         .ok()
         .and_then(|info| {
