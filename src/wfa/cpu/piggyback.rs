@@ -346,7 +346,10 @@ impl Decisions {
                     Matrix::M => sources.m_cell(k),
                     gap => sources.gap_cell(gap, k),
                 };
-                fast == best_source(comps, pen, m, score, k)
+                let slow = best_source(comps, pen, m, score, k);
+                // Below zero both mean "no source" (an absent source reads
+                // as NO_SOURCE here, a NULL offset packs lower there).
+                fast == slow || (fast < 0 && slow < 0)
             }));
         }
         self.spans[index] = Span { lo, hi, start };
