@@ -15,7 +15,8 @@ DATA_DIR ?= ../shared/data
 ABEA_FIXTURE := $(DATA_DIR)/abea/ecoli_2kb_r94
 
 .PHONY: demo test deps build header check-header cbindgen lint unit-tests nvrtc-check \
-        consumers install device-bundle clean fuzz bench-poa bench-wfa2 bench-wfa-batch bench-gact bench-ec
+        consumers install device-bundle clean fuzz bench-poa bench-wfa2 bench-wfa2-memory bench-wfa-batch \
+        bench-gact bench-ec
 
 deps:
 	@bash scripts/install-deps.sh
@@ -158,6 +159,15 @@ bench-wfa2: build
 	$(CC) -O2 -Wall -Wextra -Werror -Iinclude/wfa2lib -o $(BUILD)/bench/wfa2_bench benches/wfa2/wfa2_bench.c \
 	    -ldl -Wl,--no-as-needed -lm
 	$(BUILD)/bench/wfa2_bench "$$(ldconfig -p | awk '/libwfa2\.so\.0 /{print $$NF; exit}')" $(RELEASE_LIB)
+
+# Peak and kept memory and CPU time of one long pair per memory mode, the
+# distribution's libwfa2.so.0 against seqshim in its place.
+bench-wfa2-memory: build
+	@mkdir -p $(BUILD)/bench/compat
+	$(CC) -O2 -Wall -Wextra -Werror -I/usr/include/wfa2lib -o $(BUILD)/bench/wfa2_memory \
+	    benches/wfa2/wfa2_memory.c -lwfa2 -lm
+	ln -sf $(CURDIR)/$(RELEASE_LIB) $(BUILD)/bench/compat/libwfa2.so.0
+	sh benches/wfa2/wfa2_memory.sh $(BUILD)/bench/wfa2_memory $(BUILD)/bench/compat
 
 # Batch API (GPU+CPU and CPU only) vs the distribution's libwfa2 on 16
 # threads, then 16 threads calling wavefront_align on libwfa2 and with

@@ -5,6 +5,7 @@ mod backtrace;
 mod bialign;
 mod compute;
 mod extend;
+mod piggyback;
 mod step;
 pub(super) mod wavefront;
 
@@ -79,6 +80,10 @@ pub(crate) struct Core {
     /// `system.max_memory_abort` and `system.probe_interval_global`.
     pub max_memory_abort: u64,
     pub probe_interval: i32,
+    /// Med and low memory: wavefronts kept in a ring, the backtrace's decisions
+    /// recorded as the alignment goes (see `piggyback`).
+    piggyback: bool,
+    decisions: piggyback::Decisions,
 }
 
 impl Core {
@@ -124,6 +129,8 @@ impl Core {
             last_live: 0,
             max_memory_abort: u64::MAX,
             probe_interval: 3000,
+            piggyback: false,
+            decisions: piggyback::Decisions::default(),
         })
     }
 
@@ -167,6 +174,7 @@ impl Core {
         self.nulls = Vec::new();
         self.victims = Default::default();
         self.scratch = Vec::new();
+        self.decisions = piggyback::Decisions::default();
         self.cigar.clear();
         self.status = AlignStatus::Oom;
         self.paused_at = None;
@@ -217,9 +225,15 @@ impl Core {
         self.status = AlignStatus::Successful;
         self.heuristic.clear_state();
         let score_only = self.scope == AlignmentScope::ComputeScore;
-        // Only score-only keeps a ring of wavefronts; med/low run like high memory here
-        // (upstream's piggy-back backtrace yields the same CIGAR, spec §4.4).
-        self.comps.clear(score_only, self.pen.max_score_scope());
+        // Score-only, med and low keep a ring of wavefronts; med and low also
+        // record the backtrace's decisions (`piggyback`).
+        self.piggyback =
+            !score_only && matches!(self.memory_mode, MemoryMode::Med | MemoryMode::Low);
+        self.comps
+            .clear(score_only || self.piggyback, self.pen.max_score_scope());
+        if self.piggyback {
+            self.decisions.clear(self.pen.metric);
+        }
         if !score_only {
             self.cigar.resize(2 * (plen + tlen));
         }
@@ -337,7 +351,7 @@ impl Core {
             + self.victims.iter().map(Vec::capacity).sum::<usize>()
             + self.nulls.capacity();
         let bi = self.bi.as_ref().map_or(0, |b| b.memory_used());
-        (cells * std::mem::size_of::<i32>()) as u64 + bi
+        (cells * std::mem::size_of::<i32>()) as u64 + bi + self.decisions.bytes()
     }
 
     /// An empty edit/indel wavefront only ever produces empty successors (upstream
@@ -482,7 +496,11 @@ impl Core {
     // ---------------------------------------------------------------- extension
 
     fn extend(&mut self, score: i32) -> Step {
-        match self.extend_wf(score, false).0 {
+        let ext = self.extend_wf(score, false).0;
+        if self.piggyback && ext != Ext::Unfeasible {
+            self.decisions.record(&self.comps, &self.pen, score);
+        }
+        match ext {
             Ext::Continue if self.band_emptied => {
                 self.status = AlignStatus::Unfeasible;
                 Step::Done
@@ -626,28 +644,24 @@ impl Core {
             self.cigar.clear();
         } else {
             let (end_score, k, offset) = self.end;
-            match self.pen.metric {
-                DistanceMetric::GapAffine | DistanceMetric::GapAffine2p => backtrace::affine(
-                    &self.comps,
-                    &self.pen,
-                    plen,
-                    tlen,
-                    self.component_end,
-                    end_score,
-                    k,
-                    offset,
-                    &mut self.cigar,
-                ),
-                _ => backtrace::linear(
-                    &self.comps,
-                    &self.pen,
-                    plen,
-                    tlen,
-                    end_score,
-                    k,
-                    offset,
-                    &mut self.cigar,
-                ),
+            let end = backtrace::EndCell {
+                plen,
+                tlen,
+                matrix: self.component_end,
+                score: end_score,
+                k,
+                offset,
+            };
+            let affine = matches!(
+                self.pen.metric,
+                DistanceMetric::GapAffine | DistanceMetric::GapAffine2p
+            );
+            if self.piggyback {
+                self.piggyback_backtrace(&end, affine);
+            } else if affine {
+                backtrace::affine(&self.comps, &self.pen, end, &mut self.cigar);
+            } else {
+                backtrace::linear(&self.comps, &self.pen, end, &mut self.cigar);
             }
             if self.memory_mode != MemoryMode::High {
                 // The piggy-back unpacker and BiWFA's cigar_append write from index 0.
@@ -662,5 +676,24 @@ impl Core {
         }
         self.cigar.score = classic;
         self.status = AlignStatus::Successful;
+    }
+
+    /// The med/low backtrace: the high-memory walk over the recorded decisions.
+    fn piggyback_backtrace(&mut self, end: &backtrace::EndCell, affine: bool) {
+        let mut sources = Vec::new();
+        let (seqs, f) = (&self.seqs, self.match_fn.as_deref());
+        self.decisions.sources(
+            &self.pen,
+            end,
+            |k, o| extend::extend_one(seqs, f, k, o),
+            &mut sources,
+        );
+        let mut next = sources.iter().copied();
+        let oracle = |_, _, _| next.next().unwrap_or(backtrace::NO_SOURCE);
+        if affine {
+            backtrace::affine_walk(oracle, &self.pen, *end, &mut self.cigar);
+        } else {
+            backtrace::linear_walk(oracle, &self.pen, *end, &mut self.cigar);
+        }
     }
 }

@@ -342,10 +342,11 @@ fn xdrop(h: &mut Heuristic, m: &mut Wavefront, inp: &CutoffInput, sw: &mut Vec<i
     let (cmax, cmax_k, _) = sw_scores(m, inp, sw);
     let sw_at = |k: i32| sw[(k - base_lo) as usize];
     if h.max_sw_score_k != DIAGONAL_NULL {
+        // The differences wrap as 2.3.3's int arithmetic does.
         let max_sw = h.max_sw_score;
         let mut k = m.lo;
         while k <= m.hi {
-            if m.get(k) >= 0 && max_sw - sw_at(k) < h.xdrop {
+            if m.get(k) >= 0 && max_sw.wrapping_sub(sw_at(k)) < h.xdrop {
                 break;
             }
             k += 1;
@@ -353,7 +354,7 @@ fn xdrop(h: &mut Heuristic, m: &mut Wavefront, inp: &CutoffInput, sw: &mut Vec<i
         m.lo = k;
         let mut k = m.hi;
         while k >= m.lo {
-            if m.get(k) >= 0 && max_sw - sw_at(k) < h.xdrop {
+            if m.get(k) >= 0 && max_sw.wrapping_sub(sw_at(k)) < h.xdrop {
                 break;
             }
             k -= 1;
@@ -390,8 +391,9 @@ fn zdrop(h: &mut Heuristic, m: &mut Wavefront, inp: &CutoffInput, sw: &mut Vec<i
             let diff_h = (cmax_off - o1).abs();
             let diff_v = ((cmax_off - cmax_k) - (o1 - k1)).abs();
             let gap_score = (diff_h - diff_v).abs() * gap_e;
-            // Wraps as 2.3.3's int sum does for a z-drop near INT_MAX.
-            if h.max_sw_score - cmax > h.zdrop.wrapping_add(gap_score) {
+            // Wraps as 2.3.3's int arithmetic does for a z-drop near INT_MAX
+            // and for scores far apart.
+            if h.max_sw_score.wrapping_sub(cmax) > h.zdrop.wrapping_add(gap_score) {
                 m.lo = m.hi + 1;
                 return;
             }

@@ -245,3 +245,18 @@ pub fn extend_endsfree(
     }
     None
 }
+
+/// Extends one offset on diagonal `k`, as the wavefront extension did (the
+/// med/low backtrace rebuilds offsets with it).
+pub fn extend_one(seqs: &PaddedSeqs, f: Option<&MatchFn>, k: i32, offset: i32) -> i32 {
+    match f {
+        Some(f) => {
+            let mut o = offset;
+            while f(o - k, o) {
+                o += 1;
+            }
+            o
+        }
+        None => offset + seqs.run_length(offset - k, offset),
+    }
+}

@@ -55,9 +55,17 @@ impl Core {
         // injection are read as whatever memory held); NULL is the intended value.
         if text_free {
             w.set(ek, ek);
+            if self.piggyback {
+                // Injected, not computed: the med/low backtrace keeps its offset.
+                self.decisions.injected.push(ek);
+            }
         }
         if pattern_free {
             w.set(-ek, 0);
+            if self.piggyback {
+                // Injected, not computed: the med/low backtrace keeps its offset.
+                self.decisions.injected.push(-ek);
+            }
         }
         if text_free || pattern_free {
             self.last_live = score;
@@ -77,6 +85,10 @@ impl Core {
                 // Cells below `lo` are outside the wavefront, so the write is moot there.
                 if w.lo <= ek && w.get(ek) <= ek {
                     w.set(ek, ek);
+                    if self.piggyback {
+                        // Injected, not computed: the med/low backtrace keeps its offset.
+                        self.decisions.injected.push(ek);
+                    }
                 }
             } else {
                 w.ensure_capacity(w.hi + 1, ek);
@@ -85,6 +97,10 @@ impl Core {
                 }
                 w.set(ek, ek);
                 w.hi = ek;
+                if self.piggyback {
+                    // Injected, not computed: the med/low backtrace keeps its offset.
+                    self.decisions.injected.push(ek);
+                }
             }
         }
         if pbf >= ek {
@@ -92,6 +108,10 @@ impl Core {
             if w.lo <= k0 {
                 if k0 <= w.hi && w.get(k0) <= 0 {
                     w.set(k0, 0);
+                    if self.piggyback {
+                        // Injected, not computed: the med/low backtrace keeps its offset.
+                        self.decisions.injected.push(k0);
+                    }
                 }
             } else {
                 w.ensure_capacity(k0, w.lo - 1);
@@ -100,6 +120,10 @@ impl Core {
                     w.set(k, OFFSET_NULL);
                 }
                 w.lo = k0;
+                if self.piggyback {
+                    // Injected, not computed: the med/low backtrace keeps its offset.
+                    self.decisions.injected.push(k0);
+                }
             }
         }
     }
