@@ -24,32 +24,7 @@
 #include "utils/commons.h"
 #include "wavefront/wfa.h"
 
-static uint64_t rng_state = 42;
-static uint64_t next_u64(void) {
-    uint64_t z = (rng_state += 0x9e3779b97f4a7c15ULL);
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-    return z ^ (z >> 31);
-}
-static double unit(void) { return (next_u64() >> 11) * (1.0 / 9007199254740992.0); }
-static char base(void) { return "ACGT"[next_u64() & 3]; }
-
-static void make_pair(int len, double err, char *pattern, char *text, int *text_len) {
-    for (int i = 0; i < len; i++) pattern[i] = base();
-    int t = 0;
-    for (int i = 0; i < len; i++) {
-        if (unit() < err) {
-            switch (next_u64() % 3) {
-            case 0: { char c; do c = base(); while (c == pattern[i]); text[t++] = c; break; }
-            case 1: text[t++] = base(); text[t++] = pattern[i]; break;
-            default: break;
-            }
-        } else {
-            text[t++] = pattern[i];
-        }
-    }
-    *text_len = t;
-}
+#include "bench_pairs.h"
 
 /* Resident memory in bytes, from /proc/self/statm. */
 static long resident(void) {
@@ -69,6 +44,7 @@ static double cpu_seconds(void) {
 }
 
 int main(int argc, char **argv) {
+    rng_state = 42;
     if (argc < 4) {
         fprintf(stderr, "usage: %s LENGTH ERROR high|med|low|ultralow [none|adaptive]\n", argv[0]);
         return 2;
