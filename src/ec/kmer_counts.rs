@@ -6,10 +6,22 @@ use std::hash::{BuildHasherDefault, Hasher};
 
 use super::parallel::for_each_chunk_mut;
 
-/// Reads counted per parallel work item (each item builds a local map).
+/// Reads whose k-mers are binned per parallel work item.
 const READS_PER_CHUNK: usize = 8_192;
-/// Chunks counted (in parallel) before their maps are merged.
+/// Chunks binned (in parallel) before the shards take their codes: bounds
+/// the binned codes held at once (8 bytes a window).
 const CHUNKS_PER_BLOCK: usize = 16;
+/// Shards of the count table, each updated by one thread at a time, so
+/// that counting is parallel without locks and a table never doubles all
+/// at once.
+const SHARDS: usize = 64;
+
+/// The shard of a code: a multiplicative hash's top bits, independent of
+/// the bits the shard's own table uses.
+#[inline]
+fn shard_of(code: u64) -> usize {
+    (code.wrapping_mul(0xD6E8_FEB8_6659_FD93) >> (64 - SHARDS.trailing_zeros())) as usize
+}
 
 /// A cheap, well-mixing hasher for packed k-mers (splitmix64 finaliser).
 #[derive(Default, Clone, Copy)]
@@ -83,55 +95,61 @@ pub fn for_each_canonical(seq: &[u8], k: usize, mut visit: impl FnMut(u64)) {
 }
 
 /// Exact canonical k-mer counts being accumulated.
-#[derive(Clone, Debug, Default)]
+#[derive(Clone, Debug)]
 pub struct KmerCounter {
     k: usize,
-    counts: HashMap<u64, u32, KmerBuild>,
+    /// Code -> count, split by [`shard_of`].
+    shards: Vec<HashMap<u64, u32, KmerBuild>>,
 }
 
 impl KmerCounter {
     pub fn new(k: usize) -> Self {
         KmerCounter {
             k,
-            counts: HashMap::default(),
+            shards: vec![HashMap::default(); SHARDS],
         }
     }
 
-    /// Counts all windows of `reads`; per-chunk maps are built in parallel and
-    /// merged, so the result does not depend on the thread count.
+    /// Counts all windows of `reads`: chunks of reads bin their codes by
+    /// shard in parallel, then the shards take their bins in parallel (in
+    /// chunk order, though counts do not depend on it), so the result does
+    /// not depend on the thread count.
     pub fn add(&mut self, reads: &[&[u8]]) {
         let k = self.k;
-        // Blocks bound the number of live partial maps (memory stays
-        // proportional to distinct k-mers, not to the input).
         for block in reads.chunks(READS_PER_CHUNK * CHUNKS_PER_BLOCK) {
-            let mut partial: Vec<HashMap<u64, u32, KmerBuild>> =
-                vec![HashMap::default(); block.len().div_ceil(READS_PER_CHUNK)];
-            for_each_chunk_mut(&mut partial, 1, |i, slot| {
-                let map = &mut slot[0];
+            let mut binned: Vec<Vec<Vec<u64>>> =
+                vec![Vec::new(); block.len().div_ceil(READS_PER_CHUNK)];
+            for_each_chunk_mut(&mut binned, 1, |i, slot| {
+                let bins = &mut slot[0];
+                *bins = vec![Vec::new(); SHARDS];
                 let end = ((i + 1) * READS_PER_CHUNK).min(block.len());
                 for read in &block[i * READS_PER_CHUNK..end] {
-                    for_each_canonical(read, k, |code| *map.entry(code).or_insert(0) += 1);
+                    for_each_canonical(read, k, |code| bins[shard_of(code)].push(code));
                 }
             });
-            for map in partial {
-                for (code, n) in map {
-                    let c = self.counts.entry(code).or_insert(0);
-                    *c = c.saturating_add(n);
+            for_each_chunk_mut(&mut self.shards, 1, |shard, slot| {
+                let counts = &mut slot[0];
+                for bins in &binned {
+                    for &code in &bins[shard] {
+                        let n = counts.entry(code).or_insert(0);
+                        *n = n.saturating_add(1);
+                    }
                 }
-            }
+            });
         }
     }
 
     #[cfg(test)]
     pub fn distinct(&self) -> usize {
-        self.counts.len()
+        self.shards.iter().map(HashMap::len).sum()
     }
 
     /// Keeps the k-mers counted at least `min_mult` times.
     pub fn into_solid(self, min_mult: u32) -> SolidKmers {
         let codes = self
-            .counts
+            .shards
             .into_iter()
+            .flatten()
             .filter(|&(_, n)| n >= min_mult)
             .map(|(c, _)| c)
             .collect();
@@ -215,5 +233,52 @@ mod tests {
         assert_eq!(c.distinct(), 2);
         let one = c.into_solid(1);
         assert!(one.contains(b"CGT"));
+    }
+
+    /// The sharded, blocked count equals a plain count of every window, for
+    /// every threshold, with reads added in several calls.
+    #[test]
+    fn sharded_counts_equal_a_plain_count() {
+        let mut x = 3u64;
+        let mut next = || {
+            x = x
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            x >> 33
+        };
+        let genome: Vec<u8> = (0..500)
+            .map(|_| b"ACGTN"[(next() % 41 / 10) as usize])
+            .collect();
+        let reads: Vec<Vec<u8>> = (0..40_000)
+            .map(|_| {
+                let at = next() as usize % (genome.len() - 40);
+                let mut r = genome[at..at + 20 + next() as usize % 20].to_vec();
+                let p = next() as usize % r.len();
+                r[p] = b"ACGT"[next() as usize % 4];
+                r
+            })
+            .collect();
+        let views: Vec<&[u8]> = reads.iter().map(Vec::as_slice).collect();
+        for k in [5, 11, 32] {
+            let mut plain: HashMap<u64, u32> = HashMap::new();
+            for r in &views {
+                for_each_canonical(r, k, |c| *plain.entry(c).or_insert(0) += 1);
+            }
+            let mut counter = KmerCounter::new(k);
+            let (a, b) = views.split_at(12_345);
+            counter.add(a);
+            counter.add(b);
+            assert_eq!(counter.distinct(), plain.len());
+            for min_mult in [1, 2, 6, 50] {
+                let solid = counter.clone().into_solid(min_mult);
+                let want: HashSet<u64> = plain
+                    .iter()
+                    .filter(|&(_, &n)| n >= min_mult)
+                    .map(|(&c, _)| c)
+                    .collect();
+                let got: HashSet<u64> = solid.codes().collect();
+                assert_eq!(got, want, "k {k}, min_mult {min_mult}");
+            }
+        }
     }
 }
