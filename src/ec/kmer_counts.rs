@@ -11,6 +11,8 @@ const READS_PER_CHUNK: usize = 8_192;
 /// Chunks binned (in parallel) before the shards take their codes: bounds
 /// the binned codes held at once (8 bytes a window).
 const CHUNKS_PER_BLOCK: usize = 16;
+/// Calls with at most this many reads count on the caller's thread.
+const SERIAL_READS: usize = 256;
 /// Shards of the count table, each updated by one thread at a time, so
 /// that counting is parallel without locks and a table never doubles all
 /// at once.
@@ -116,6 +118,16 @@ impl KmerCounter {
     /// not depend on the thread count.
     pub fn add(&mut self, reads: &[&[u8]]) {
         let k = self.k;
+        if reads.len() <= SERIAL_READS {
+            // A few reads (the spectrum API fed read by read): no pool round trips.
+            for read in reads {
+                for_each_canonical(read, k, |code| {
+                    let n = self.shards[shard_of(code)].entry(code).or_insert(0);
+                    *n = n.saturating_add(1);
+                });
+            }
+            return;
+        }
         for block in reads.chunks(READS_PER_CHUNK * CHUNKS_PER_BLOCK) {
             let mut binned: Vec<Vec<Vec<u64>>> =
                 vec![Vec::new(); block.len().div_ceil(READS_PER_CHUNK)];
@@ -267,7 +279,10 @@ mod tests {
             let mut counter = KmerCounter::new(k);
             let (a, b) = views.split_at(12_345);
             counter.add(a);
-            counter.add(b);
+            for few in b[..1000].chunks(7) {
+                counter.add(few);
+            }
+            counter.add(&b[1000..]);
             assert_eq!(counter.distinct(), plain.len());
             for min_mult in [1, 2, 6, 50] {
                 let solid = counter.clone().into_solid(min_mult);
