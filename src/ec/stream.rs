@@ -123,6 +123,32 @@ mod tests {
     }
 
     #[test]
+    fn gzip_input_reads_in_blocks_like_plain() {
+        use std::io::Write;
+        let mut text = Vec::new();
+        for i in 0..2000 {
+            text.extend_from_slice(format!("@r{i}\nACGTTGCA\n+\nIIIIIIII\n").as_bytes());
+        }
+        let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
+        gz.write_all(&text).unwrap();
+        let packed = gz.finish().unwrap();
+        let dir = std::env::temp_dir().join(format!("seqshim-ec-stream-gz-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("in.fq.gz");
+        std::fs::write(&path, packed).unwrap();
+        let mut blocks = RecordBlocks::open(&path).unwrap();
+        assert_eq!(blocks.format(), SeqFormat::Fastq);
+        let mut all = Vec::new();
+        while let Some(block) = blocks.next_block(300, 1000).unwrap() {
+            assert!(block.len() <= 300);
+            all.extend(block);
+        }
+        let (_, whole) = seqio::parse(&path, &text).unwrap();
+        assert_eq!(all, whole);
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    #[test]
     fn errors_name_the_line_of_the_whole_file() {
         let text = b"@q1\nACGT\n+\nIIII\n@q2\nACGT\n+\nIII\n";
         for max_bytes in [1, 5, 1000] {
