@@ -45,6 +45,7 @@ impl Core {
             (false, false) => (0, 0),
         };
         let margin = self.margin();
+        let mut injected = self.piggyback.then_some(&mut self.decisions.injected);
         let w = &mut self.comps.m[out];
         w.reset(lo, hi, margin);
         for k in lo..=hi {
@@ -55,17 +56,11 @@ impl Core {
         // injection are read as whatever memory held); NULL is the intended value.
         if text_free {
             w.set(ek, ek);
-            if self.piggyback {
-                // Injected, not computed: the med/low backtrace keeps its offset.
-                self.decisions.injected.push(ek);
-            }
+            note_injected(&mut injected, ek);
         }
         if pattern_free {
             w.set(-ek, 0);
-            if self.piggyback {
-                // Injected, not computed: the med/low backtrace keeps its offset.
-                self.decisions.injected.push(-ek);
-            }
+            note_injected(&mut injected, -ek);
         }
         if text_free || pattern_free {
             self.last_live = score;
@@ -79,16 +74,14 @@ impl Core {
             return;
         };
         let (tbf, pbf) = (self.form.text_begin_free, self.form.pattern_begin_free);
+        let mut injected = self.piggyback.then_some(&mut self.decisions.injected);
         let w = &mut self.comps.m[out];
         if tbf >= ek {
             if w.hi >= ek {
                 // Cells below `lo` are outside the wavefront, so the write is moot there.
                 if w.lo <= ek && w.get(ek) <= ek {
                     w.set(ek, ek);
-                    if self.piggyback {
-                        // Injected, not computed: the med/low backtrace keeps its offset.
-                        self.decisions.injected.push(ek);
-                    }
+                    note_injected(&mut injected, ek);
                 }
             } else {
                 w.ensure_capacity(w.hi + 1, ek);
@@ -97,10 +90,7 @@ impl Core {
                 }
                 w.set(ek, ek);
                 w.hi = ek;
-                if self.piggyback {
-                    // Injected, not computed: the med/low backtrace keeps its offset.
-                    self.decisions.injected.push(ek);
-                }
+                note_injected(&mut injected, ek);
             }
         }
         if pbf >= ek {
@@ -108,10 +98,7 @@ impl Core {
             if w.lo <= k0 {
                 if k0 <= w.hi && w.get(k0) <= 0 {
                     w.set(k0, 0);
-                    if self.piggyback {
-                        // Injected, not computed: the med/low backtrace keeps its offset.
-                        self.decisions.injected.push(k0);
-                    }
+                    note_injected(&mut injected, k0);
                 }
             } else {
                 w.ensure_capacity(k0, w.lo - 1);
@@ -120,10 +107,7 @@ impl Core {
                     w.set(k, OFFSET_NULL);
                 }
                 w.lo = k0;
-                if self.piggyback {
-                    // Injected, not computed: the med/low backtrace keeps its offset.
-                    self.decisions.injected.push(k0);
-                }
+                note_injected(&mut injected, k0);
             }
         }
     }
@@ -588,4 +572,13 @@ fn edit_exact_prune(w: &mut Wavefront, plen: i32, tlen: i32) {
         k -= 1;
     }
     w.hi = hi_reduced;
+}
+
+/// Notes a begin-free cell that was injected, not computed (med and low
+/// memory only, `injected` is `None` otherwise): their backtrace keeps its
+/// offset instead of rebuilding it.
+fn note_injected(injected: &mut Option<&mut Vec<i32>>, k: i32) {
+    if let Some(cells) = injected {
+        cells.push(k);
+    }
 }
