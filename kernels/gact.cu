@@ -118,6 +118,31 @@ __device__ __forceinline__ void gact_reduce_best(int& v, int& bi, int& bj) {
     }
 }
 
+// The tile's result, written by lane 0 once the warp has agreed on it: a
+// first tile reports its best cell, a later one the start cell's score
+// (H >= 0 everywhere, and only one lane holds that cell, so a max finds it).
+template <bool FIRST>
+__device__ __forceinline__ void gact_write_result(GactTileOut* out, int best, int best_i,
+                                                  int best_j, int pos, int lane) {
+    if (FIRST) {
+        gact_reduce_best(best, best_i, best_j);
+        if (lane == 0) {
+            out->score = best;
+            out->max_i = best_i;
+            out->max_j = best_j;
+        }
+    } else {
+        for (int off = 16; off > 0; off >>= 1) {
+            pos = max(pos, __shfl_xor_sync(0xffffffffu, pos, off));
+        }
+        if (lane == 0) {
+            out->score = pos;
+            out->max_i = 0;
+            out->max_j = 0;
+        }
+    }
+}
+
 template <bool FIRST>
 __device__ __forceinline__ void gact_fill_tile(u8* image, const GactTile& t, const int* sub,
                                                int go, int ge, const u8* q, GactTileOut* out,
@@ -238,24 +263,7 @@ __device__ __forceinline__ void gact_fill_tile(u8* image, const GactTile& t, con
         recv_i = __shfl_up_sync(0xffffffffu, up_i, 1);
     }
 
-    if (FIRST) {
-        gact_reduce_best(best, best_i, best_j);
-        if (lane == 0) {
-            out->score = best;
-            out->max_i = best_i;
-            out->max_j = best_j;
-        }
-    } else {
-        // H >= 0 everywhere and only one lane holds the start cell.
-        for (int off = 16; off > 0; off >>= 1) {
-            pos = max(pos, __shfl_xor_sync(0xffffffffu, pos, off));
-        }
-        if (lane == 0) {
-            out->score = pos;
-            out->max_i = 0;
-            out->max_j = 0;
-        }
-    }
+    gact_write_result<FIRST>(out, best, best_i, best_j, pos, lane);
 }
 
 extern "C" __global__ void __launch_bounds__(32 * GACT_WARPS_PER_BLOCK)
@@ -505,23 +513,7 @@ __device__ __forceinline__ void gact_fill16_tile(u8* image, const GactTile& t, c
         recv_i = __shfl_up_sync(0xffffffffu, last_i, 1);
     }
 
-    if (FIRST) {
-        gact_reduce_best(best, best_i, best_j);
-        if (lane == 0) {
-            out->score = best;
-            out->max_i = best_i;
-            out->max_j = best_j;
-        }
-    } else {
-        for (int off = 16; off > 0; off >>= 1) {
-            pos = max(pos, __shfl_xor_sync(0xffffffffu, pos, off));
-        }
-        if (lane == 0) {
-            out->score = pos;
-            out->max_i = 0;
-            out->max_j = 0;
-        }
-    }
+    gact_write_result<FIRST>(out, best, best_i, best_j, pos, lane);
 }
 
 template <int RH>

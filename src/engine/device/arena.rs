@@ -152,10 +152,10 @@ impl Arena {
             self.capacity = 0;
             let stream = self.stream.clone();
             let allocated = shielded("arena allocation", || {
-                // SAFETY: the device buffer is written by uploads or kernels
-                // before any read of the same bytes; nothing reads it
-                // uninitialised.
-                let device = unsafe { stream.alloc::<u8>(new_capacity) }.map_err(|e| {
+                // Zeroed (one memset per growth, ordered on this stream):
+                // a launch downloads its whole result region, slots a kernel
+                // did not write included, so every byte must be defined.
+                let device = stream.alloc_zeros::<u8>(new_capacity).map_err(|e| {
                     super::budget::out_of_memory(&format!(
                         "cuMemAlloc of {new_capacity} bytes failed: {e:?}"
                     ))
