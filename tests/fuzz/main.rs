@@ -19,6 +19,9 @@
 //! - `SEQSHIM_FUZZ_REPLAY=FILE|DIR`: run only those inputs;
 //! - `SEQSHIM_FUZZ_KNOWN=1`: also generate the inputs of known open issues
 //!   (listed in `fuzz/README.md`), which the default run steers around.
+//! - `SEQSHIM_FUZZ_REPO`, `SEQSHIM_FUZZ_WORK`, `SEQSHIM_FUZZ_WFA2_LIB`: the
+//!   checkout with `fuzz/corpus`, the folder for cases and crashes, and
+//!   Debian's `libwfa2.so.0`, for a test binary copied to another machine.
 //!
 //! Arguments name targets to run (all by default). Corpus files in
 //! `fuzz/corpus/<target>/` are replayed first and seed the mutations.

@@ -25,12 +25,20 @@ pub const EXIT_SLOW: i32 = 4;
 /// Text that must never reach the host's stderr.
 const FORBIDDEN_STDERR: &[&str] = &["panicked", "RUST_BACKTRACE", "stack backtrace"];
 
+/// The checkout whose `fuzz/corpus` is replayed: `SEQSHIM_FUZZ_REPO` for a
+/// test binary copied to another machine, else the one it was built from.
 pub fn repo() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+    std::env::var_os("SEQSHIM_FUZZ_REPO")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| PathBuf::from(env!("CARGO_MANIFEST_DIR")))
 }
 
+/// Where cases and crashes are written: `SEQSHIM_FUZZ_WORK`, else the
+/// build's scratch folder.
 pub fn work_dir() -> PathBuf {
-    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("fuzz");
+    let dir = std::env::var_os("SEQSHIM_FUZZ_WORK")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("fuzz"));
     std::fs::create_dir_all(&dir).expect("fuzz work dir");
     dir
 }

@@ -14,6 +14,12 @@ use std::sync::OnceLock;
 
 const UPSTREAM_LIB: &str = "/usr/lib/x86_64-linux-gnu/libwfa2.so.0";
 
+/// The oracle's path: `SEQSHIM_FUZZ_WFA2_LIB` where Debian's library is not
+/// installed (a machine that runs a copied test binary).
+fn upstream_lib() -> String {
+    std::env::var("SEQSHIM_FUZZ_WFA2_LIB").unwrap_or_else(|_| UPSTREAM_LIB.to_string())
+}
+
 type NewFn = unsafe extern "C" fn(*mut wavefront_aligner_attr_t) -> *mut wavefront_aligner_t;
 type DelFn = unsafe extern "C" fn(*mut wavefront_aligner_t);
 type AlignFn = unsafe extern "C" fn(
@@ -78,7 +84,8 @@ pub struct Upstream {
 pub fn upstream() -> &'static Upstream {
     static LIB: OnceLock<Upstream> = OnceLock::new();
     LIB.get_or_init(|| {
-        let path = std::ffi::CString::new(UPSTREAM_LIB).unwrap();
+        let lib = upstream_lib();
+        let path = std::ffi::CString::new(lib.as_str()).unwrap();
         // SAFETY: dlopen of a system library by absolute path; flags are
         // plain constants.
         let h = unsafe {
@@ -89,13 +96,13 @@ pub fn upstream() -> &'static Upstream {
         };
         assert!(
             !h.is_null(),
-            "the WFA2-lib oracle {UPSTREAM_LIB} is missing: run scripts/install-deps.sh (libwfa2-dev)"
+            "the WFA2-lib oracle {lib} is missing: run scripts/install-deps.sh (libwfa2-dev)"
         );
         let sym = |name: &str| -> *mut c_void {
             let c = std::ffi::CString::new(name).unwrap();
             // SAFETY: `h` is a live handle from dlopen.
             let p = unsafe { libc::dlsym(h, c.as_ptr()) };
-            assert!(!p.is_null(), "{UPSTREAM_LIB} lacks {name}");
+            assert!(!p.is_null(), "{lib} lacks {name}");
             p
         };
         macro_rules! f {
