@@ -315,15 +315,20 @@ fn a_failing_device_batch_reruns_on_the_cpu() {
     assert!(stats.failed_batches >= 1 && stats.rescued_jobs >= 1);
 }
 
-/// Writes the benchmark's data sets (spec §7's sizes) as FASTA and FASTQ
-/// into `$SEQSHIM_EC_BENCH_DIR/<set>/reads.{fa,fq}`. Not a test: run by
-/// `checks/ec.sh` with `--ignored`.
+/// Writes the benchmark's data sets into
+/// `$SEQSHIM_EC_BENCH_DIR/<set>/reads.{fa,fq}`: spec §7's two sizes, and a
+/// larger one (20 M reads of 100 bp at 67x of a 30 Mbp genome, about 4.6 GB
+/// of FASTQ) for streaming. `SEQSHIM_EC_BENCH_SETS` names the sets to write
+/// (default the two small ones). Not a test: run by `checks/ec.sh` with
+/// `--ignored`.
 #[test]
 #[ignore]
 fn write_bench_sets() {
     let Ok(dir) = std::env::var("SEQSHIM_EC_BENCH_DIR") else {
         panic!("set SEQSHIM_EC_BENCH_DIR");
     };
+    let wanted = std::env::var("SEQSHIM_EC_BENCH_SETS")
+        .unwrap_or_else(|_| "srr6331like L100_60x".to_string());
     for (name, seed, genome_len, n, len) in [
         (
             "srr6331like",
@@ -333,7 +338,11 @@ fn write_bench_sets() {
             36usize,
         ),
         ("L100_60x", 10060, 2_000_000, 1_200_000, 100),
+        ("L100_20M", 10020, 30_000_000, 20_000_000, 100),
     ] {
+        if !wanted.split_whitespace().any(|w| w == name) {
+            continue;
+        }
         let mut rng = Rng(seed);
         let g = genome(&mut rng, genome_len);
         let reads = simulate(&mut rng, &g, n, len);
@@ -343,14 +352,14 @@ fn write_bench_sets() {
         let mut fq = std::io::BufWriter::new(std::fs::File::create(d.join("reads.fq")).unwrap());
         let qual = vec![b'I'; len];
         for (i, r) in reads.iter().enumerate() {
-            writeln!(fa, ">r{i}\n{}", String::from_utf8_lossy(r)).unwrap();
-            writeln!(
-                fq,
-                "@r{i}\n{}\n+\n{}",
-                String::from_utf8_lossy(r),
-                String::from_utf8_lossy(&qual)
-            )
-            .unwrap();
+            writeln!(fa, ">r{i}").unwrap();
+            fa.write_all(r).unwrap();
+            writeln!(fa).unwrap();
+            writeln!(fq, "@r{i}").unwrap();
+            fq.write_all(r).unwrap();
+            fq.write_all(b"\n+\n").unwrap();
+            fq.write_all(&qual).unwrap();
+            writeln!(fq).unwrap();
         }
         eprintln!("wrote {name}: {n} reads of {len} bp from a {genome_len} bp genome");
     }

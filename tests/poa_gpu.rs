@@ -267,6 +267,44 @@ fn gpu_equals_cpu_on_other_modes_and_edge_windows() {
     assert!(compared > 0);
 }
 
+/// A few windows of every block width the kernel launches (one to 22 warps:
+/// the block has a thread per position of the longest read), global and
+/// local, with an empty read and N: small enough for compute-sanitizer's
+/// racecheck, which tracks every shared-memory access.
+#[test]
+fn gpu_equals_cpu_on_a_few_windows_of_each_block_width() {
+    let Some(mut runner) = runner() else { return };
+    let configs = [
+        config(consent(true)),
+        config(DnaOptions {
+            global: false,
+            ..consent(true)
+        }),
+    ];
+    let mut ws = Vec::new();
+    for (i, len) in [31usize, 63, 255, 700].into_iter().enumerate() {
+        ws.extend(windows(0x5a17 + i as u64, (3, 3), (len, len), 1));
+    }
+    let mut rng = Rng(12);
+    ws.push(vec![
+        (0..40).map(|_| rng.base()).collect(),
+        Vec::new(),
+        (0..40)
+            .map(|i| if i % 5 == 0 { b'N' } else { rng.base() })
+            .collect(),
+    ]);
+    let jobs = jobs_of(&ws, &configs);
+    let gpu = runner.run_batch(&jobs).expect("GPU batch");
+    let want = cpu_results(&jobs);
+    let (taken, compared, differ, unfinished) = compare("widths", &jobs, &gpu, &want);
+    eprintln!(
+        "poa gpu block widths: {} windows, {taken} taken by the kernel, {compared} compared, {differ} differ, {unfinished} over the node budget",
+        jobs.len()
+    );
+    assert_eq!(differ, 0);
+    assert!(taken > 0);
+}
+
 /// A device batch that fails reruns on the CPU: nothing lost, same results.
 #[test]
 fn a_failing_device_batch_reruns_on_the_cpu() {

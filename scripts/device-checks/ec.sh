@@ -5,7 +5,8 @@
 # pool), a failing device rerun on the CPU; then the benchmark: seqshim-ec
 # end to end on spec §7's two set sizes, on the GPU and on its CPU path
 # (outputs compared byte for byte), and Lighter when the bundle has it.
-#   EC_BENCH_SETS   sets to run (default "srr6331like L100_60x"; "" skips)
+#   EC_BENCH_SETS   sets to run (default "srr6331like L100_60x"; "" skips;
+#                   "L100_20M": 20 M reads of 100 bp, about 4.6 GB of FASTQ)
 #   EC_BENCH_MODES  seqshim-ec runs per set (default "v1 def def2")
 if gpu_test ec; then
     ec_bin="$gpu_bin"
@@ -47,7 +48,8 @@ if gpu_test ec; then
     threads="$(nproc)"
     for set in ${EC_BENCH_SETS-srr6331like L100_60x}; do
         d="$cache/ec-bench"
-        [ -f "$d/$set/reads.fa" ] || SEQSHIM_EC_BENCH_DIR="$d" "$ec_bin" write_bench_sets --ignored --exact >/dev/null 2>&1
+        [ -f "$d/$set/reads.fa" ] || SEQSHIM_EC_BENCH_DIR="$d" SEQSHIM_EC_BENCH_SETS="$set" \
+            "$ec_bin" write_bench_sets --ignored --exact >/dev/null 2>&1
         len=$(sed -n 2p "$d/$set/reads.fa" | tr -d '\n' | wc -c)
         reads=$(grep -c '>' "$d/$set/reads.fa")
         echo "== ec benchmark: $set, $reads reads of $len bp, $threads threads =="
@@ -67,8 +69,12 @@ if gpu_test ec; then
             echo "      ec bench $set $mode: CPU path $cpu_s s, GPU $gpu_s s, CPU/GPU = $(awk "BEGIN{printf \"%.2f\", $cpu_s / $gpu_s}")"
         done
         if [ -x "$here/bin/lighter" ]; then
-            glen=$([ "$set" = srr6331like ] && echo 877438 || echo 2000000)
-            alpha=$([ "$set" = srr6331like ] && echo 0.113 || echo 0.117)
+            # Lighter's genome size and sampling rate (7 / coverage) per set.
+            case $set in
+                srr6331like) glen=877438 alpha=0.113 ;;
+                L100_20M) glen=30000000 alpha=0.105 ;;
+                *) glen=2000000 alpha=0.117 ;;
+            esac
             mkdir -p "$d/$set/lighter"
             ec_run "Lighter -t $threads" "$here/bin/lighter" -r "$d/$set/reads.fq" -k 17 "$glen" "$alpha" \
                 -t "$threads" -od "$d/$set/lighter"

@@ -9,11 +9,11 @@
 # program itself passes.
 #   SANITIZE_TOOLS    tools to run
 #   SANITIZE_TIMEOUT  seconds per run (default 300)
-#   SANITIZE_INITCHECK_API  "yes": initcheck also checks the host's copies
-#                     (off by default: a download of a whole result region
-#                     copies slots and padding no kernel writes, which
-#                     initcheck reports on every copy; kernels' own reads of
-#                     unwritten memory are checked either way)
+#   SANITIZE_INITCHECK_API  "no": initcheck checks only the kernels' own
+#                     reads, not the host's copies (default "yes": device
+#                     arenas are zeroed when allocated, so a download of a
+#                     whole result region, slots no kernel wrote included,
+#                     copies defined bytes)
 sanitizer="$(command -v compute-sanitizer || ls /usr/local/cuda*/bin/compute-sanitizer 2>/dev/null | head -n 1)"
 
 # sanitize TOOL PROGRAM ARGS...: runs PROGRAM under TOOL; prints the tool's
@@ -23,7 +23,7 @@ sanitize() {
     shift
     local extra=()
     [ "$tool" = racecheck ] && extra=(--racecheck-report hazard)
-    [ "$tool" = initcheck ] && [ "${SANITIZE_INITCHECK_API:-no}" != yes ] && extra=(--check-api-memory-access no)
+    [ "$tool" = initcheck ] && [ "${SANITIZE_INITCHECK_API:-yes}" != yes ] && extra=(--check-api-memory-access no)
     env SEQSHIM_CACHE_DIR="$cache/k" SEQSHIM_STRICT=1 GACT_RANDOM_TILES=2000 POA_GPU_SCALE=0.05 \
         timeout "${SANITIZE_TIMEOUT:-300}" "$sanitizer" --tool "$tool" --error-exitcode 99 "${extra[@]}" "$@"
     local rc=$?
@@ -37,6 +37,10 @@ if [ -n "$sanitizer" ] && [ -x "$here/bin/seqshim-demo" ]; then
     for tool in ${SANITIZE_TOOLS-memcheck racecheck initcheck}; do
         while read -r label program args; do
             [ -x "$here/bin/$program" ] || continue
+            # racecheck tracks every shared-memory access: the POA edge
+            # windows (640 jobs) do not finish under it in minutes, the few
+            # windows of every block width do.
+            [ "$tool" = racecheck ] && [ "$label" = poa-edge-windows ] && continue
             name="sanitize: $tool, $label"
             # shellcheck disable=SC2086 # args are words by design
             check "$name" "(ERROR|RACECHECK) SUMMARY: 0 (errors|hazards)" \
@@ -49,6 +53,7 @@ wfa-mixed-lengths test-wfa_gpu mixed_lengths_fit_a_small_arena --exact --test-th
 abea-fixture test-abea_gpu gpu_equals_cpu_equals_fixture --exact --test-threads=1
 gact-random-tiles test-gact_gpu gpu_equals_cpu_on_random_tiles --exact --test-threads=1
 poa-edge-windows test-poa_gpu gpu_equals_cpu_on_other_modes_and_edge_windows --exact --test-threads=1
+poa-block-widths test-poa_gpu gpu_equals_cpu_on_a_few_windows_of_each_block_width --exact --test-threads=1
 ec-v1-kernel test-ec_gpu a_failing_device_batch_reruns_on_the_cpu --exact --test-threads=1
 ec-default-file seqshim-ec correct $cache/sanitize-ec.fa -k 20 -q -o $cache/sanitize-ec.out.fa
 EOF
