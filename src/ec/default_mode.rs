@@ -2,6 +2,7 @@
 
 use std::path::Path;
 use std::sync::mpsc;
+use std::time::{Duration, Instant};
 
 use super::correct_default::{ReadOutcome, correct_read};
 use super::error::EcError;
@@ -270,34 +271,45 @@ fn correct_blocks(
             .map_err(spawn_error)?;
         let writer = std::thread::Builder::new()
             .name("seqshim-ec-write".into())
-            .spawn_scoped(scope, move || -> Result<(AtomicOutputs, Stats), EcError> {
-                let mut counts = Stats::default();
-                let (mut fixed, mut discard) = (Vec::new(), Vec::new());
-                for (records, outcomes) in done_rx {
-                    fixed.clear();
-                    discard.clear();
-                    for (rec, outcome) in records.iter().zip(&outcomes) {
-                        counts.count(outcome.status);
-                        counts.watchdog_hits += u64::from(outcome.capped);
-                        // correct_read never edits a discarded read: it goes out as read (Q13).
-                        let out = if outcome.status == ReadStatus::Discarded {
-                            &mut discard
-                        } else {
-                            &mut fixed
-                        };
-                        seqio::write_record(out, format, rec);
+            .spawn_scoped(
+                scope,
+                move || -> Result<(AtomicOutputs, Stats, Duration), EcError> {
+                    let mut counts = Stats::default();
+                    let (mut fixed, mut discard) = (Vec::new(), Vec::new());
+                    let mut busy = Duration::ZERO;
+                    for (records, outcomes) in done_rx {
+                        let started = Instant::now();
+                        fixed.clear();
+                        discard.clear();
+                        for (rec, outcome) in records.iter().zip(&outcomes) {
+                            counts.count(outcome.status);
+                            counts.watchdog_hits += u64::from(outcome.capped);
+                            // correct_read never edits a discarded read: it goes out as read (Q13).
+                            let out = if outcome.status == ReadStatus::Discarded {
+                                &mut discard
+                            } else {
+                                &mut fixed
+                            };
+                            seqio::write_record(out, format, rec);
+                        }
+                        outputs.write(0, &fixed)?;
+                        if outputs.files() > 1 {
+                            outputs.write(1, &discard)?;
+                        }
+                        busy += started.elapsed();
                     }
-                    outputs.write(0, &fixed)?;
-                    if outputs.files() > 1 {
-                        outputs.write(1, &discard)?;
-                    }
-                }
-                Ok((outputs, counts))
-            })
+                    Ok((outputs, counts, busy))
+                },
+            )
             .map_err(spawn_error)?;
         let mut corrected = 0;
         let mut failed = None;
+        // Where the second pass spends its time: waiting for the reader,
+        // correcting, and (on the writer's thread) formatting and writing.
+        let (mut waiting, mut correcting) = (Duration::ZERO, Duration::ZERO);
+        let mut asked = Instant::now();
         for block in block_rx {
+            waiting += asked.elapsed();
             let mut records = match block {
                 Ok(records) => records,
                 Err(e) => {
@@ -305,7 +317,9 @@ fn correct_blocks(
                     break;
                 }
             };
+            let started = Instant::now();
             let outcomes = correct(&mut records);
+            correcting += started.elapsed();
             corrected += records.len();
             if total > BLOCK_RECORDS && corrected < total {
                 progress(&format!(
@@ -316,6 +330,7 @@ fn correct_blocks(
             if done_tx.send((records, outcomes)).is_err() {
                 break; // the writer failed: its error is returned below
             }
+            asked = Instant::now();
         }
         drop(done_tx);
         let written = writer
@@ -324,7 +339,13 @@ fn correct_blocks(
         if let Some(e) = failed {
             return Err(e);
         }
-        let (outputs, counts) = written?;
+        let (outputs, counts, writing) = written?;
+        crate::log_info!(
+            "EC default: second pass {:.2} s waiting for input, {:.2} s correcting, {:.2} s writing (beside the correcting)",
+            waiting.as_secs_f64(),
+            correcting.as_secs_f64(),
+            writing.as_secs_f64()
+        );
         stats.add_counts(&counts);
         Ok((outputs, corrected))
     })

@@ -46,6 +46,10 @@ const GPU_CHUNK_READS: usize = 1 << 18;
 const IN_FLIGHT: usize = 4;
 /// Reads per parallel work item of the CPU rerun of a default-mode chunk.
 const READS_PER_ITEM: usize = 512;
+/// Reads per parallel item of the host's share of a GPU call (screening
+/// before it, applying the kernel's verdicts after): a few microseconds of
+/// work each, so thousands make an item.
+const HOST_CHUNK_READS: usize = 4096;
 
 /// A chunk of one exact-v1 kernel launch: whole records, their kernel
 /// (`pair`: `fix_errors2`), the settings and the Bloom table.
@@ -564,10 +568,15 @@ pub(crate) fn correct_reads(
         return cpu(reads);
     }
     // Reads the kernel takes, in order; the others are finished here.
-    let mut outcomes: Vec<Option<ReadOutcome>> = reads
-        .iter()
-        .map(|(seq, _)| correct_default::outcome_without_voting(seq, params.k))
-        .collect();
+    let mut outcomes: Vec<Option<ReadOutcome>> = vec![None; reads.len()];
+    {
+        let reads = &*reads;
+        for_each_chunk_mut(&mut outcomes, HOST_CHUNK_READS, |c, chunk| {
+            for (o, (seq, _)) in chunk.iter_mut().zip(&reads[c * HOST_CHUNK_READS..]) {
+                *o = correct_default::outcome_without_voting(seq, params.k);
+            }
+        });
+    }
     let kernel_reads: Vec<usize> = (0..reads.len())
         .filter(|&i| outcomes[i].is_none() && reads[i].0.len() <= GPU_MAX_LEN)
         .collect();
@@ -603,18 +612,32 @@ pub(crate) fn correct_reads(
         },
         |range, out| {
             let (reads, outcomes) = &mut *cells.borrow_mut();
+            let picked = &kernel_reads[range];
+            // Each read's judged bytes follow the previous read's in `work`.
             let mut at = 0;
-            for (&i, verdict) in kernel_reads[range].iter().zip(&out.verdicts) {
-                let (seq, qual) = &mut reads[i];
-                let work = &out.work[at..at + seq.len()];
-                at += seq.len();
-                outcomes[i] = Some(correct_default::finish(
-                    seq,
-                    qual.as_deref_mut(),
-                    work,
-                    verdict,
-                    params,
-                ));
+            let mut items: Vec<_> = pick(reads, picked)
+                .into_iter()
+                .zip(&out.verdicts)
+                .map(|(read, verdict)| {
+                    let start = at;
+                    at += read.0.len();
+                    (read, start, verdict, None)
+                })
+                .collect();
+            for_each_chunk_mut(&mut items, HOST_CHUNK_READS, |_, chunk| {
+                for ((seq, qual), at, verdict, outcome) in chunk.iter_mut() {
+                    let work = &out.work[*at..*at + seq.len()];
+                    *outcome = Some(correct_default::finish(
+                        seq,
+                        qual.as_deref_mut(),
+                        work,
+                        verdict,
+                        params,
+                    ));
+                }
+            });
+            for (&i, (_, _, _, outcome)) in picked.iter().zip(items) {
+                outcomes[i] = outcome;
             }
         },
     );

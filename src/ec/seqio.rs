@@ -64,8 +64,136 @@ pub fn detect(path: &Path, data: &[u8]) -> Result<SeqFormat, EcError> {
 /// Parses FASTA or FASTQ; an empty file has no records.
 pub fn parse(path: &Path, data: &[u8]) -> Result<(SeqFormat, Vec<SeqRecord>), EcError> {
     let format = detect(path, data)?;
-    let parsed = parse_records(path, data, format, 1, usize::MAX, true)?;
+    let parsed = parse_records_parallel(path, data, format, 1, usize::MAX, true)?;
     Ok((format, parsed.records))
+}
+
+/// Text per piece when a buffer is parsed in parallel: large enough that a
+/// piece's parse outweighs handing it to a thread.
+const PIECE_BYTES: usize = 1 << 20;
+
+/// Where a piece of a parallel parse starts: a record's first byte, with
+/// the lines and records of the buffer before it.
+#[derive(Clone, Copy, Debug)]
+struct Cut {
+    at: usize,
+    lines: usize,
+    records: usize,
+}
+
+/// Cuts `data` where the sequential parse starts a record (every fourth
+/// line of FASTQ, a header line of FASTA), about `piece_bytes` apart, only
+/// before `max_records` records are complete and only at a line the
+/// sequential parse sees (one that ends in a newline, unless `at_end`).
+fn cut_at_records(
+    data: &[u8],
+    format: SeqFormat,
+    max_records: usize,
+    at_end: bool,
+    piece_bytes: usize,
+) -> Vec<Cut> {
+    let mut cuts = Vec::new();
+    let seen = if at_end {
+        data.len()
+    } else {
+        memchr::memrchr(b'\n', data).map_or(0, |n| n + 1)
+    };
+    let (mut next, mut lines, mut headers) = (piece_bytes, 0usize, 0usize);
+    let mut starts = std::iter::once(0).chain(memchr::memchr_iter(b'\n', data).map(|n| n + 1));
+    while let Some(at) = starts.next().filter(|&at| at < seen) {
+        let (starts_record, records) = match format {
+            SeqFormat::Fastq => (lines % 4 == 0, lines / 4),
+            SeqFormat::Fasta => (data[at] == b'>', headers),
+        };
+        if starts_record && records >= max_records {
+            break;
+        }
+        if starts_record && at >= next {
+            cuts.push(Cut { at, lines, records });
+            next = at + piece_bytes;
+        }
+        headers += usize::from(data[at] == b'>');
+        lines += 1;
+    }
+    cuts
+}
+
+/// [`parse_records`] on the engine's CPU pool: the buffer is cut where the
+/// sequential parse starts a record, the pieces are parsed at once and
+/// joined in order, so the records, the bytes and lines taken, and the
+/// first error are the sequential parse's.
+pub fn parse_records_parallel(
+    path: &Path,
+    data: &[u8],
+    format: SeqFormat,
+    first_line: usize,
+    max_records: usize,
+    at_end: bool,
+) -> Result<Parsed, EcError> {
+    parse_in_pieces(
+        path,
+        data,
+        format,
+        first_line,
+        max_records,
+        at_end,
+        PIECE_BYTES,
+    )
+}
+
+fn parse_in_pieces(
+    path: &Path,
+    data: &[u8],
+    format: SeqFormat,
+    first_line: usize,
+    max_records: usize,
+    at_end: bool,
+    piece_bytes: usize,
+) -> Result<Parsed, EcError> {
+    let cuts = cut_at_records(data, format, max_records, at_end, piece_bytes);
+    let Some(&last) = cuts.last() else {
+        return parse_records(path, data, format, first_line, max_records, at_end);
+    };
+    let starts = std::iter::once(Cut {
+        at: 0,
+        lines: 0,
+        records: 0,
+    });
+    // Every piece but the last holds whole records and ends where the next
+    // record starts: it is parsed as a whole text.
+    type Piece = (Cut, usize, Option<Result<Parsed, EcError>>);
+    let mut pieces: Vec<Piece> = starts
+        .chain(cuts.iter().copied())
+        .zip(cuts.iter().map(|c| c.at).chain([data.len()]))
+        .map(|(cut, end)| (cut, end, None))
+        .collect();
+    super::parallel::for_each_chunk_mut(&mut pieces, 1, |_, chunk| {
+        for (cut, end, out) in chunk.iter_mut() {
+            let is_last = cut.at == last.at;
+            *out = Some(parse_records(
+                path,
+                &data[cut.at..*end],
+                format,
+                first_line + cut.lines,
+                if is_last {
+                    max_records - cut.records
+                } else {
+                    usize::MAX
+                },
+                !is_last || at_end,
+            ));
+        }
+    });
+    let mut joined = Parsed {
+        records: Vec::with_capacity(last.records),
+        ..Parsed::default()
+    };
+    for (cut, _, out) in pieces {
+        let piece = out.expect("every piece is parsed")?;
+        joined.records.extend(piece.records);
+        (joined.bytes, joined.lines) = (cut.at + piece.bytes, cut.lines + piece.lines);
+    }
+    Ok(joined)
 }
 
 /// Parses at most `max_records` whole records from the front of `data`,
@@ -233,6 +361,94 @@ pub fn write_record(out: &mut Vec<u8>, format: SeqFormat, rec: &SeqRecord) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Random FASTA or FASTQ text, valid or with a damaged line here and
+    /// there, with CRLF line ends and empty lines at times.
+    fn random_text(seed: u64, format: SeqFormat, records: usize, damage: bool) -> Vec<u8> {
+        let mut x = seed | 1;
+        let mut next = move |n: u64| {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            x % n
+        };
+        let mut t = Vec::new();
+        for i in 0..records {
+            let eol: &[u8] = if next(10) == 0 { b"\r\n" } else { b"\n" };
+            let len = next(40) as usize;
+            let seq: Vec<u8> = (0..len).map(|_| b"ACGTN"[next(5) as usize]).collect();
+            match format {
+                SeqFormat::Fasta => {
+                    t.extend_from_slice(format!(">r{i}").as_bytes());
+                    t.extend_from_slice(eol);
+                    for line in seq.chunks(7) {
+                        t.extend_from_slice(line);
+                        t.extend_from_slice(eol);
+                    }
+                    if next(8) == 0 {
+                        t.extend_from_slice(eol);
+                    }
+                }
+                SeqFormat::Fastq => {
+                    t.extend_from_slice(format!("@r{i}").as_bytes());
+                    t.extend_from_slice(eol);
+                    t.extend_from_slice(&seq);
+                    t.extend_from_slice(eol);
+                    t.push(b'+');
+                    t.extend_from_slice(eol);
+                    t.extend(std::iter::repeat_n(b'I', seq.len()));
+                    t.extend_from_slice(eol);
+                }
+            }
+            if damage && next(60) == 0 {
+                let at = next(t.len() as u64) as usize;
+                t[at] = [b' ', b'\n', b'@', b'>', b'+'][next(5) as usize];
+            }
+        }
+        t
+    }
+
+    /// The parse in pieces equals the sequential parse: records, bytes and
+    /// lines taken, and the first error with its line, for any piece size,
+    /// record limit, and whether the text is the end of the input.
+    #[test]
+    fn parse_in_pieces_equals_the_sequential_parse() {
+        let p = Path::new("in");
+        let mut compared = 0;
+        for seed in 1..120u64 {
+            for format in [SeqFormat::Fasta, SeqFormat::Fastq] {
+                let full = random_text(seed, format, 1 + (seed as usize * 7) % 90, seed % 3 == 0);
+                let cut = full.len() - (seed as usize * 13) % (full.len() / 4 + 1);
+                let text = &full[..cut];
+                for max_records in [1, 5, 17, usize::MAX] {
+                    for at_end in [false, true] {
+                        for piece in [1, 16, 100, 1 << 20] {
+                            let want = parse_records(p, text, format, 3, max_records, at_end);
+                            let got =
+                                parse_in_pieces(p, text, format, 3, max_records, at_end, piece);
+                            match (want, got) {
+                                (Ok(w), Ok(g)) => {
+                                    assert_eq!(
+                                        (w.records, w.bytes, w.lines),
+                                        (g.records, g.bytes, g.lines),
+                                        "seed {seed} {format:?} max {max_records} at_end {at_end} piece {piece}"
+                                    );
+                                }
+                                (Err(w), Err(g)) => assert_eq!(w.to_string(), g.to_string()),
+                                (w, g) => panic!(
+                                    "seed {seed} {format:?} max {max_records} at_end {at_end} piece {piece}: {:?} vs {:?}",
+                                    w.map(|w| w.records.len()),
+                                    g.map(|g| g.records.len())
+                                ),
+                            }
+                            compared += 1;
+                        }
+                    }
+                }
+            }
+        }
+        assert!(compared > 7_000);
+    }
 
     #[test]
     fn parses_multiline_fasta_and_fastq_with_line_errors() {

@@ -68,7 +68,7 @@ impl RecordBlocks {
         let mut want = max_bytes.max(1);
         loop {
             self.fill(want)?;
-            let parsed = seqio::parse_records(
+            let parsed = seqio::parse_records_parallel(
                 &self.path,
                 &self.pending,
                 self.format,
