@@ -313,8 +313,9 @@ impl CountJob {
                 "k = {k}, min_mult = {min_mult}"
             )));
         }
-        let mut packed = Vec::new();
-        let mut offsets = vec![0u32];
+        let mut packed = Vec::with_capacity(reads.iter().map(|r| r.len()).sum());
+        let mut offsets = Vec::with_capacity(reads.len() + 1);
+        offsets.push(0u32);
         for r in reads {
             packed.extend_from_slice(r);
             offsets.push(u32::try_from(packed.len()).map_err(|_| {

@@ -3,6 +3,7 @@
 
 use std::collections::{HashMap, HashSet};
 use std::hash::{BuildHasherDefault, Hasher};
+use std::sync::{Arc, OnceLock};
 
 use super::parallel::for_each_chunk_mut;
 
@@ -158,7 +159,7 @@ impl KmerCounter {
 
     /// Keeps the k-mers counted at least `min_mult` times.
     pub fn into_solid(self, min_mult: u32) -> SolidKmers {
-        let codes = self
+        let codes: HashSet<u64, KmerBuild> = self
             .shards
             .into_iter()
             .flatten()
@@ -166,8 +167,9 @@ impl KmerCounter {
             .map(|(c, _)| c)
             .collect();
         SolidKmers {
-            codes,
-            probe_table: std::sync::OnceLock::new(),
+            list: Vec::new(),
+            set: OnceLock::from(codes),
+            probe_table: OnceLock::new(),
         }
     }
 }
@@ -182,46 +184,60 @@ pub trait SolidSet: Sync {
 impl SolidSet for SolidKmers {
     #[inline]
     fn contains_codes(&self, fwd: u64, rc: u64) -> bool {
-        self.codes.contains(&fwd.min(rc))
+        self.set().contains(&fwd.min(rc))
     }
 }
 
 /// The finalised default-mode spectrum: the set of solid canonical k-mers.
 #[derive(Clone, Debug)]
 pub struct SolidKmers {
-    codes: HashSet<u64, KmerBuild>,
+    /// A GPU's count: the distinct solid codes as a list (empty when the
+    /// spectrum was counted into `set` on the CPU).
+    list: Vec<u64>,
+    /// The codes as a hash set, for the CPU path's lookups: the CPU count's
+    /// own, or built from `list` on first lookup (a GPU run whose reads all
+    /// go to the kernel never needs it).
+    set: OnceLock<HashSet<u64, KmerBuild>>,
     /// The GPU's copy, built on first use (see `gpu::table`).
-    probe_table: std::sync::OnceLock<std::sync::Arc<super::gpu::ProbeTable>>,
+    probe_table: OnceLock<Arc<super::gpu::ProbeTable>>,
 }
 
 impl SolidKmers {
     /// The set of these distinct codes (a GPU's count).
     pub fn from_codes(codes: Vec<u64>) -> SolidKmers {
         SolidKmers {
-            codes: codes.into_iter().collect(),
-            probe_table: std::sync::OnceLock::new(),
+            list: codes,
+            set: OnceLock::new(),
+            probe_table: OnceLock::new(),
         }
+    }
+
+    fn set(&self) -> &HashSet<u64, KmerBuild> {
+        self.set.get_or_init(|| self.list.iter().copied().collect())
     }
 
     /// The solid codes, in no particular order.
     pub fn codes(&self) -> impl Iterator<Item = u64> + '_ {
-        self.codes.iter().copied()
+        let counted_on_cpu = self.list.is_empty().then(|| self.set.get()).flatten();
+        self.list
+            .iter()
+            .chain(counted_on_cpu.into_iter().flatten())
+            .copied()
     }
 
     /// The solid codes as the GPU's open-addressing table, built once.
-    pub fn probe_table(&self) -> std::sync::Arc<super::gpu::ProbeTable> {
+    pub fn probe_table(&self) -> Arc<super::gpu::ProbeTable> {
         self.probe_table
-            .get_or_init(|| {
-                std::sync::Arc::new(super::gpu::ProbeTable::new(
-                    self.codes.iter().copied(),
-                    self.codes.len(),
-                ))
-            })
+            .get_or_init(|| Arc::new(super::gpu::ProbeTable::new(self.codes(), self.len())))
             .clone()
     }
 
     pub fn len(&self) -> usize {
-        self.codes.len()
+        if self.list.is_empty() {
+            self.set.get().map_or(0, HashSet::len)
+        } else {
+            self.list.len()
+        }
     }
 
     /// Whether `kmer` (k bytes) is solid; false if it has a non-ACGT byte.
@@ -245,6 +261,29 @@ mod tests {
         assert_eq!(c.distinct(), 2);
         let one = c.into_solid(1);
         assert!(one.contains(b"CGT"));
+    }
+
+    /// A GPU's list of codes answers like the CPU's set: members, count,
+    /// and the codes listed.
+    #[test]
+    fn a_list_of_codes_answers_like_the_set() {
+        let mut c = KmerCounter::new(4);
+        c.add(&[b"ACGTTGCAAGGTAC", b"TTTTACGGA", b"ACGTTGCA"]);
+        let set = c.into_solid(1);
+        let list = SolidKmers::from_codes(set.codes().collect());
+        assert_eq!(list.len(), set.len());
+        let mut a: Vec<u64> = set.codes().collect();
+        let mut b: Vec<u64> = list.codes().collect();
+        a.sort_unstable();
+        b.sort_unstable();
+        assert_eq!(a, b);
+        for kmer in [
+            b"ACGT", b"TTTT", b"AAAA", b"CCGT", b"GCAA", b"GTAC", b"ACGN",
+        ] {
+            assert_eq!(list.contains(kmer), set.contains(kmer), "{kmer:?}");
+        }
+        assert!(list.contains(b"AAAA") && !list.contains(b"CCCC"));
+        assert_eq!(SolidKmers::from_codes(Vec::new()).codes().count(), 0);
     }
 
     /// The sharded, blocked count equals a plain count of every window, for
