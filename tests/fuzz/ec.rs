@@ -1,7 +1,8 @@
 //! CUDA-EC: `seqshim_ec_correct_file` on temporary files of random bytes and
 //! of well-formed FASTA/FASTQ with random parameters, and the spectrum API
 //! (`new`/`add`/`finalize`/`contains`/`export_v1`/`correct_batch`) on the
-//! same reads, whose corrected reads must equal the file's output.
+//! same reads, whose corrected reads must equal the file's output; in
+//! exact-v1 mode also v1's `runTest` on the exported Bloom table.
 
 use crate::Ctx;
 use crate::bytes::Input;
@@ -161,6 +162,132 @@ fn correct_file(
     (st, std::fs::read(&fixed).unwrap_or_default(), stats)
 }
 
+/// v1's `runTest` (`seqshim_cudaec_run_test`) on the exported Bloom table:
+/// hostile parameters, a short table, null pointers and any status bytes
+/// must leave the host running and null pointers the reads unchanged; with
+/// one kernel, the records after the first do not depend on their order.
+fn run_test(
+    u: &mut Input,
+    p: &seqshim_ec_params,
+    table: &[u8],
+    num_tuples: i32,
+    rs: &[Vec<u8>],
+    read_len: usize,
+    hostile: bool,
+) -> Result<(), String> {
+    let mut param = seqshim_cudaec_Param {
+        doTrim: 1,
+        doDeletion: 0,
+        doInsertion: 0,
+        maxMods: p.max_mods,
+        minVotes: p.min_votes,
+        maxTrim: p.max_trim as i16,
+        numTuples: num_tuples,
+        numSearch: p.num_search as i16,
+        tupleSize: p.k as i16,
+        NUM_OF_READS: 0,
+        readLen: read_len as i16,
+    };
+    let mut records = Vec::new();
+    for r in rs.iter().filter(|r| r.len() == read_len) {
+        records.extend_from_slice(r);
+        records.extend_from_slice(&[b'D', read_len as u8]);
+    }
+    let n = records.len() / (read_len + 2);
+    param.NUM_OF_READS = n as i32;
+    let mut table_size = table.len() as u32;
+    let (mut null_param, mut null_table, mut null_reads) = (false, false, false);
+    if hostile {
+        match u.u8() % 8 {
+            0 => param.minVotes = u.u16() as i16,
+            1 => param.maxMods = u.u16() as i16 % 64,
+            2 => param.numSearch = u.u16() as i16,
+            3 => param.tupleSize = u.u16() as i16,
+            4 => param.numTuples = u.i32(),
+            5 => table_size = u.u32() % (table_size + 1),
+            6 => param.maxTrim = u.u16() as i16,
+            _ => param.doTrim = u.u16() as i16,
+        }
+        (null_param, null_table, null_reads) = (u.chance(16), u.chance(16), u.chance(16));
+        // Cases that vote to max_mods on every read cost a round each.
+        let keep = n.min(8);
+        records.truncate(keep * (read_len + 2));
+        param.NUM_OF_READS = keep as i32;
+        for b in records.iter_mut().skip(read_len).step_by(read_len + 2) {
+            *b = u.u8();
+        }
+    }
+    if param.numSearch != 1 {
+        // The pair kernel probes the table about (L-k+1)(k-1)k*9/2 times a
+        // round (fuzz/README.md, "Slow but not open"): a few records show
+        // what it does to the host.
+        let keep = (param.NUM_OF_READS as usize).min(4);
+        records.truncate(keep * (read_len + 2));
+        param.NUM_OF_READS = keep as i32;
+    }
+    let before = records.clone();
+    let call = |param: &mut seqshim_cudaec_Param, records: &mut [u8], nulls: (bool, bool, bool)| {
+        // SAFETY: the param is readable, the table valid for `table_size`
+        // (at most its length) bytes, the records for NUM_OF_READS records
+        // of read_len + 2 bytes; null pointers where asked.
+        unsafe {
+            seqshim_cudaec_run_test(
+                if nulls.1 {
+                    std::ptr::null_mut()
+                } else {
+                    table.as_ptr().cast_mut()
+                },
+                if nulls.0 { std::ptr::null_mut() } else { param },
+                if nulls.2 {
+                    std::ptr::null_mut()
+                } else {
+                    records.as_mut_ptr().cast()
+                },
+                table_size,
+                std::ptr::null_mut(),
+                std::ptr::null_mut(),
+                0,
+                std::ptr::null_mut(),
+            )
+        }
+    };
+    let mut all = records.clone();
+    call(&mut param, &mut all, (null_param, null_table, null_reads));
+    if null_param || null_table || null_reads {
+        return if all == before {
+            Ok(())
+        } else {
+            Err("seqshim_cudaec_run_test changed the reads of a call with a null pointer".into())
+        };
+    }
+    if hostile || param.numSearch != 1 || n < 2 {
+        return Ok(());
+    }
+    // v1's launch runs idle threads' passes on record 0 (a pass count that
+    // depends on the number of records), and its second kernel does the
+    // same to the first unfixed record; with one kernel, every other record
+    // is corrected on its own: the same records with all but the first in
+    // reverse order give the same records.
+    let stride = read_len + 2;
+    let mut reordered = records[..stride].to_vec();
+    for rec in records[stride..].chunks(stride).rev() {
+        reordered.extend_from_slice(rec);
+    }
+    call(&mut param, &mut reordered, (false, false, false));
+    let back = |i: usize| if i == 0 { 0 } else { n - i };
+    if let Some(i) = (0..n).find(|&i| {
+        all[i * stride..(i + 1) * stride] != reordered[back(i) * stride..(back(i) + 1) * stride]
+    }) {
+        let j = back(i);
+        return Err(format!(
+            "seqshim_cudaec_run_test on {n} records depends on their order at record {i}: {:?} vs {:?}",
+            String::from_utf8_lossy(&all[i * stride..(i + 1) * stride]),
+            String::from_utf8_lossy(&reordered[j * stride..(j + 1) * stride])
+        ));
+    }
+    Ok(())
+}
+
 pub fn ec(u: &mut Input, ctx: &Ctx) -> Result<(), String> {
     let hostile = u.chance(64);
     let v1 = u.bool();
@@ -254,7 +381,12 @@ pub fn ec(u: &mut Input, ctx: &Ctx) -> Result<(), String> {
             let _ = seqshim_ec_spectrum_contains(s, buf.as_ptr() as *const c_char);
         }
         let (mut t, mut ts, mut nt) = (std::ptr::null::<u8>(), 0u32, 0i32);
-        let _ = seqshim_ec_spectrum_export_v1(s, &mut t, &mut ts, &mut nt);
+        let exported = seqshim_ec_spectrum_export_v1(s, &mut t, &mut ts, &mut nt) as i32;
+        if v1 && exported == 0 && !t.is_null() {
+            // SAFETY: the exported table lives as long as the spectrum.
+            let table = std::slice::from_raw_parts(t, ts as usize);
+            run_test(u, &p, table, nt, &rs, read_len, hostile)?;
+        }
         let mut status = vec![0u8; rs.len()];
         let mut trim = vec![0u32; rs.len()];
         let cb = seqshim_ec_correct_batch(
