@@ -30,9 +30,12 @@ typedef seqshim_cudaec_Param Param;
 /* Exact-v1 kernels (fix_errors1, and fix_errors2 when numSearch == 2) on
  * h_param->NUM_OF_READS records of readLen + 2 bytes at reads_arr, in
  * place. The Bloom modulus comes from numTuples; table_size only bounds the
- * bytes read from hash_table. seqOut, discardOut, argc and argv are ignored;
- * hash_table and *h_param are not modified. Input outside the exact-v1
- * domain: one log line (SEQSHIM_LOG), reads_arr unchanged, no exit. */
+ * bytes read from hash_table (bytes past it read as 0; a table_size of 0 is
+ * an all-zero table, even with a NULL hash_table). seqOut, discardOut, argc
+ * and argv are ignored; hash_table and *h_param are not modified. Input
+ * outside the exact-v1 domain, a NULL h_param, or a NULL hash_table or
+ * reads_arr with bytes to read: one log line (SEQSHIM_LOG), reads_arr
+ * unchanged, no exit. */
 void seqshim_cudaec_run_test(unsigned char *hash_table, seqshim_cudaec_Param *h_param, char *reads_arr,
                              unsigned int table_size, FILE *seqOut, FILE *discardOut,
                              int argc, char **argv);
