@@ -43,6 +43,7 @@ pub(crate) fn correct_reads_cpu(
     };
     let mut slots: Vec<(&mut ReadView<'_>, ReadOutcome)> =
         reads.iter_mut().map(|r| (r, blank)).collect();
+    let solid = solid.lookup();
     for_each_chunk_mut(&mut slots, READS_PER_CHUNK, |_, chunk| {
         for (read, outcome) in chunk.iter_mut() {
             let (seq, qual) = &mut **read;

@@ -184,7 +184,16 @@ pub trait SolidSet: Sync {
 impl SolidSet for SolidKmers {
     #[inline]
     fn contains_codes(&self, fwd: u64, rc: u64) -> bool {
-        self.set().contains(&fwd.min(rc))
+        self.lookup().contains_codes(fwd, rc)
+    }
+}
+
+/// The hash set itself, so that a hot loop takes it once from
+/// [`SolidKmers::lookup`] instead of checking for it on every probe.
+impl SolidSet for HashSet<u64, KmerBuild> {
+    #[inline]
+    fn contains_codes(&self, fwd: u64, rc: u64) -> bool {
+        self.contains(&fwd.min(rc))
     }
 }
 
@@ -212,7 +221,8 @@ impl SolidKmers {
         }
     }
 
-    fn set(&self) -> &HashSet<u64, KmerBuild> {
+    /// The codes as a hash set (built from a GPU's list on first use).
+    pub(crate) fn lookup(&self) -> &HashSet<u64, KmerBuild> {
         self.set.get_or_init(|| self.list.iter().copied().collect())
     }
 
