@@ -453,6 +453,77 @@ fn describe(o: &Outcome) -> String {
     )
 }
 
+/// Upstream's outcome of the last of `pairs`, aligned one after another by
+/// one aligner in a forked child; `None` when upstream ended the child
+/// with `exit(1)` (its answer to exhausted wavefronts).
+fn upstream_in_child(
+    cfg: &Config,
+    pairs: &[(Vec<u8>, Vec<u8>)],
+) -> Result<Option<Outcome>, String> {
+    upstream(); // loaded before the fork, so the child does not dlopen
+    let mut fds = [0 as c_int; 2];
+    // SAFETY: `fds` has room for the two descriptors pipe() writes.
+    if unsafe { libc::pipe(fds.as_mut_ptr()) } != 0 {
+        return Err("pipe() failed".into());
+    }
+    // SAFETY: the child only aligns with upstream's library, writes to the
+    // pipe and leaves with _exit (or upstream's own exit).
+    let pid = unsafe { libc::fork() };
+    if pid < 0 {
+        return Err("fork() failed".into());
+    }
+    if pid == 0 {
+        let last = run_config(cfg, pairs, true)
+            .pop()
+            .expect("one outcome a pair");
+        let mut bytes = Vec::new();
+        bytes.extend_from_slice(&last.0.to_le_bytes());
+        bytes.extend_from_slice(&last.1.to_le_bytes());
+        bytes.extend_from_slice(&last.2);
+        let mut at = 0;
+        while at < bytes.len() {
+            // SAFETY: writes initialised bytes from a live buffer to our pipe.
+            let n = unsafe { libc::write(fds[1], bytes[at..].as_ptr().cast(), bytes.len() - at) };
+            if n <= 0 {
+                break;
+            }
+            at += n as usize;
+        }
+        // SAFETY: ends the child at once, without the parent's exit handlers.
+        unsafe { libc::_exit(0) };
+    }
+    // SAFETY: closes the parent's copy of the write end, which it owns.
+    unsafe { libc::close(fds[1]) };
+    let mut bytes = Vec::new();
+    let mut buf = [0u8; 4096];
+    loop {
+        // SAFETY: reads into a live buffer of the given length.
+        let n = unsafe { libc::read(fds[0], buf.as_mut_ptr().cast(), buf.len()) };
+        if n <= 0 {
+            break;
+        }
+        bytes.extend_from_slice(&buf[..n as usize]);
+    }
+    let mut status = 0;
+    // SAFETY: closes the read end we own and reaps our own child.
+    unsafe {
+        libc::close(fds[0]);
+        libc::waitpid(pid, &mut status, 0);
+    }
+    let exited = libc::WIFEXITED(status);
+    match (exited, libc::WEXITSTATUS(status)) {
+        (true, 0) if bytes.len() >= 8 => Ok(Some((
+            c_int::from_le_bytes(bytes[0..4].try_into().unwrap()),
+            c_int::from_le_bytes(bytes[4..8].try_into().unwrap()),
+            bytes[8..].to_vec(),
+        ))),
+        (true, 1) if bytes.is_empty() => Ok(None),
+        _ => Err(format!(
+            "libwfa2 2.3.3 in a child process ended with wait status {status} under {cfg:?}"
+        )),
+    }
+}
+
 pub fn wfa2(u: &mut Input, ctx: &Ctx) -> Result<(), String> {
     if u.u8() % 4 == 0 {
         hostile_aligner(u, ctx);
@@ -477,15 +548,43 @@ pub fn wfa2(u: &mut Input, ctx: &Ctx) -> Result<(), String> {
     }
     // A pair seqshim answers with -1 may be one whose high-memory
     // wavefronts ran out, where 2.3.3 prints "Maximum allocated wavefronts
-    // reached" and ends the process (`exit(1)`): the reference aligns only
-    // the pairs before the first such answer.
-    let compared = ours.iter().position(|o| o.0 == -1).unwrap_or(pairs.len());
+    // reached" and ends the process (`exit(1)`). Each such pair is put to
+    // upstream in a child process, after the same pairs the reference has
+    // aligned so far: if upstream answers, its answer must be seqshim's; if
+    // it ends the process, the pair is left out and the reference goes on
+    // with the next pairs.
+    let mut compared = Vec::new();
+    for (i, o) in ours.iter().enumerate() {
+        if o.0 == -1 {
+            let history: Vec<_> = compared
+                .iter()
+                .chain([&i])
+                .map(|&j: &usize| pairs[j].clone())
+                .collect();
+            match upstream_in_child(&cfg, &history)? {
+                None => continue,
+                Some(theirs) if theirs != *o => {
+                    return Err(format!(
+                        "wavefront_align gave -1 where libwfa2 2.3.3 answers, on pair {i} ({} x {} bp) under {cfg:?}\n  upstream: {}\n  seqshim:  {}",
+                        pairs[i].0.len(),
+                        pairs[i].1.len(),
+                        describe(&theirs),
+                        describe(o)
+                    ));
+                }
+                Some(_) => {}
+            }
+        }
+        compared.push(i);
+    }
     let t1 = std::time::Instant::now();
-    let theirs = run_config(&cfg, &pairs[..compared], true);
+    let kept: Vec<_> = compared.iter().map(|&i| pairs[i].clone()).collect();
+    let theirs = run_config(&cfg, &kept, true);
     if debug {
         eprintln!("wfa2: seqshim {:?}, libwfa2 {:?}", t1 - t0, t1.elapsed());
     }
-    for (i, (a, b)) in ours.iter().zip(&theirs).enumerate() {
+    for (&i, b) in compared.iter().zip(&theirs) {
+        let a = &ours[i];
         if a != b {
             return Err(format!(
                 "wavefront_align differs from libwfa2 2.3.3 on pair {i} ({} x {} bp) under {cfg:?}\n  upstream: {}\n  seqshim:  {}",
@@ -1199,18 +1298,48 @@ pub fn batch(u: &mut Input, ctx: &Ctx) -> Result<(), String> {
             );
         }
         if !hostile && res.is_ok() {
-            // A pair the batch refused is one 2.3.3 ends the process on
-            // ("Maximum allocated wavefronts reached", then `exit(1)`): the
-            // reference aligns the pairs before it only.
-            let refused = (0..added.len()).find(|&k| {
+            // A pair the batch refused may be one 2.3.3 ends the process on
+            // ("Maximum allocated wavefronts reached", then `exit(1)`): it is
+            // put to upstream in a child process after the pairs compared so
+            // far; if upstream answers, the refusal is a mismatch, else the
+            // pair is left out and the reference goes on with the next.
+            let mut compared = Vec::new();
+            for k in 0..added.len() {
                 let (mut st, mut score) = (0, 0);
-                seqshim_wfa_batch_result(b, k, &mut st, &mut score) as i32
+                if seqshim_wfa_batch_result(b, k, &mut st, &mut score) as i32
                     == SEQSHIM_E_REFUSED as i32
-            });
-            let compared = &added[..refused.unwrap_or(added.len())];
-            let sub: Vec<_> = compared.iter().map(|&i| pairs[i].clone()).collect();
-            let want = run_config(&cfg, &sub, true);
-            for (k, w) in want.iter().enumerate() {
+                {
+                    let history: Vec<_> = compared
+                        .iter()
+                        .chain([&k])
+                        .map(|&j: &usize| pairs[added[j]].clone())
+                        .collect();
+                    match upstream_in_child(&cfg, &history) {
+                        Ok(None) => continue,
+                        Ok(Some(theirs)) => {
+                            res = Err(format!(
+                                "the batch refused pair {k} ({} x {} bp), which libwfa2 2.3.3 aligns, under {cfg:?}\n  upstream: {}",
+                                history[history.len() - 1].0.len(),
+                                history[history.len() - 1].1.len(),
+                                describe(&theirs)
+                            ));
+                            break;
+                        }
+                        Err(e) => {
+                            res = Err(e);
+                            break;
+                        }
+                    }
+                }
+                compared.push(k);
+            }
+            let sub: Vec<_> = compared.iter().map(|&k| pairs[added[k]].clone()).collect();
+            let want = if res.is_ok() {
+                run_config(&cfg, &sub, true)
+            } else {
+                Vec::new()
+            };
+            for (at, (w, &k)) in want.iter().zip(&compared).enumerate() {
                 let g = &got[k];
                 // The batch reports no score (INT_MIN) for an unfinished
                 // score-only alignment, where 2.3.3's cigar->score is what
@@ -1223,8 +1352,8 @@ pub fn batch(u: &mut Input, ctx: &Ctx) -> Result<(), String> {
                 if !same {
                     res = Err(format!(
                         "batch pair {k} ({} x {} bp) differs from libwfa2 2.3.3 under {cfg:?}\n  upstream: {}\n  batch:    {:?}",
-                        sub[k].0.len(),
-                        sub[k].1.len(),
+                        sub[at].0.len(),
+                        sub[at].1.len(),
                         describe(w),
                         g.as_ref().map(describe)
                     ));
