@@ -313,7 +313,8 @@ impl CountJob {
                 "k = {k}, min_mult = {min_mult}"
             )));
         }
-        let mut packed = Vec::with_capacity(reads.iter().map(|r| r.len()).sum());
+        let (windows, bytes) = windows_and_bytes(reads, k);
+        let mut packed = Vec::with_capacity(bytes);
         let mut offsets = Vec::with_capacity(reads.len() + 1);
         offsets.push(0u32);
         for r in reads {
@@ -322,10 +323,6 @@ impl CountJob {
                 EcError::InvalidParam("more than 4 GiB of reads in one count".into())
             })?);
         }
-        let windows = reads
-            .iter()
-            .map(|r| (r.len() + 1).saturating_sub(k) as u64)
-            .sum();
         Ok(CountJob {
             reads: packed,
             offsets,
@@ -334,6 +331,14 @@ impl CountJob {
             windows,
         })
     }
+}
+
+/// The windows of `k` bases in `reads` (what sizes a count's table) and
+/// their bytes.
+fn windows_and_bytes(reads: &[&[u8]], k: usize) -> (u64, usize) {
+    reads.iter().fold((0, 0), |(windows, bytes), r| {
+        (windows + (r.len() + 1).saturating_sub(k) as u64, bytes + r.len())
+    })
 }
 
 impl Job for CountJob {
@@ -391,12 +396,7 @@ pub(crate) fn count_solid_on_gpu(reads: &[&[u8]], params: &Params) -> Option<Sol
     if !family::devices_possible() || (reads.len() < BULK_MIN_READS && !strict) {
         return None;
     }
-    let k = params.k;
-    let windows: u64 = reads
-        .iter()
-        .map(|r| (r.len() + 1).saturating_sub(k) as u64)
-        .sum();
-    let bytes: usize = reads.iter().map(|r| r.len()).sum();
+    let (windows, bytes) = windows_and_bytes(reads, params.k);
     // Counts are 32-bit on the device and must not wrap; offsets too.
     if windows >= u64::from(u32::MAX) || bytes >= u32::MAX as usize {
         return None;
