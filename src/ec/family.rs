@@ -258,10 +258,24 @@ impl Family for EcDefault {
     const KERNEL: &'static str = "ec";
     type Job = DefaultChunk;
 
+    /// Two runners a GPU, on two streams: a launch's host steps (packing
+    /// and unpacking a chunk, about half as long as its kernel) run while
+    /// the other runner's kernel does. Each holds its own copy of the
+    /// spectrum's table.
     fn runners(gpu: &Arc<Gpu>) -> Result<Vec<Box<dyn BatchRunner<DefaultChunk>>>, DeviceError> {
-        Ok(vec![Box::new(DefaultRunner(EcRunner::new(gpu.clone())?))])
+        (0..DEFAULT_LANES)
+            .map(|lane| {
+                Ok(
+                    Box::new(DefaultRunner(EcRunner::on_lane(gpu.clone(), lane)?))
+                        as Box<dyn BatchRunner<DefaultChunk>>,
+                )
+            })
+            .collect()
     }
 }
+
+/// Default-mode runners a GPU.
+const DEFAULT_LANES: usize = 2;
 
 /// Reads corrected by bulk calls on GPUs and on the CPU pool, for reports.
 static READS_ON_GPU: AtomicU64 = AtomicU64::new(0);
@@ -337,7 +351,10 @@ impl CountJob {
 /// their bytes.
 fn windows_and_bytes(reads: &[&[u8]], k: usize) -> (u64, usize) {
     reads.iter().fold((0, 0), |(windows, bytes), r| {
-        (windows + (r.len() + 1).saturating_sub(k) as u64, bytes + r.len())
+        (
+            windows + (r.len() + 1).saturating_sub(k) as u64,
+            bytes + r.len(),
+        )
     })
 }
 

@@ -46,7 +46,7 @@ impl KernelName {
 }
 
 /// One launch: the spectrum at offset 0, then the inputs, then the outputs.
-pub struct Image {
+pub struct Image<'a> {
     pub kernel: KernelName,
     /// One thread per read.
     pub threads: usize,
@@ -56,26 +56,27 @@ pub struct Image {
     /// Bytes downloaded (the edited reads and the per-read outputs).
     pub outputs: Range<usize>,
     pub end: usize,
-    parts: Parts,
+    parts: Parts<'a>,
 }
 
-enum Parts {
+/// The job's inputs, borrowed: packing copies them once, into the arena.
+enum Parts<'a> {
     V1 {
-        records: Vec<u8>,
+        records: &'a [u8],
         records_at: usize,
         outs_at: usize,
     },
     Default {
-        reads: Vec<u8>,
-        offsets: Vec<u32>,
+        reads: &'a [u8],
+        offsets: &'a [u32],
         reads_at: usize,
         offsets_at: usize,
         verdicts_at: usize,
     },
 }
 
-impl Image {
-    pub fn v1(job: &V1Chunk) -> Result<Image, DeviceError> {
+impl<'a> Image<'a> {
+    pub fn v1(job: &'a V1Chunk) -> Result<Image<'a>, DeviceError> {
         let cfg = &job.cfg;
         let stride = cfg.read_len + 2;
         let n = job.records.len() / stride;
@@ -108,14 +109,14 @@ impl Image {
             outputs: records_at..end,
             end,
             parts: Parts::V1 {
-                records: job.records.clone(),
+                records: &job.records,
                 records_at,
                 outs_at,
             },
         })
     }
 
-    pub fn default_mode(job: &DefaultChunk) -> Result<Image, DeviceError> {
+    pub fn default_mode(job: &'a DefaultChunk) -> Result<Image<'a>, DeviceError> {
         let n = job.offsets.len().saturating_sub(1);
         let reads_at = align(8 * job.table.slots().len());
         let offsets_at = align(reads_at + job.reads.len());
@@ -145,8 +146,8 @@ impl Image {
             outputs: reads_at..end,
             end,
             parts: Parts::Default {
-                reads: job.reads.clone(),
-                offsets: job.offsets.clone(),
+                reads: &job.reads,
+                offsets: &job.offsets,
                 reads_at,
                 offsets_at,
                 verdicts_at,
@@ -172,7 +173,7 @@ impl Image {
                 image[*reads_at..reads_at + reads.len()].copy_from_slice(reads);
                 for (slot, off) in image[*offsets_at..offsets_at + 4 * offsets.len()]
                     .chunks_exact_mut(4)
-                    .zip(offsets)
+                    .zip(offsets.iter())
                 {
                     slot.copy_from_slice(&off.to_le_bytes());
                 }

@@ -45,10 +45,16 @@ pub struct EcRunner {
 
 impl EcRunner {
     pub fn new(gpu: Arc<Gpu>) -> Result<Self, DeviceError> {
+        Self::on_lane(gpu, 0)
+    }
+
+    /// A runner whose launches go to the GPU's stream `lane`: runners on
+    /// different lanes overlap one's host steps with another's kernel.
+    pub fn on_lane(gpu: Arc<Gpu>, lane: usize) -> Result<Self, DeviceError> {
         let source = device::kernel_source(<super::EcV1 as crate::engine::family::Family>::KERNEL)?;
         let v1_fix = gpu.kernel(source, KernelName::V1Fix.symbol())?;
         let default_fix = gpu.kernel(source, KernelName::DefaultFix.symbol())?;
-        let arena = gpu.arena(0);
+        let arena = gpu.arena(lane);
         Ok(EcRunner {
             gpu,
             v1_fix,
