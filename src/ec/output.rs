@@ -35,42 +35,108 @@ pub fn is_gzip_name(path: &Path) -> bool {
         .is_some_and(|e| e.eq_ignore_ascii_case("gz"))
 }
 
-/// Where one output's bytes go: its temporary file, gzip-compressed or not.
-enum Sink {
+/// Where one output's bytes go: its temporary file, gzip-compressed or not,
+/// flushed to the disk in the background as it grows.
+struct Sink {
+    writer: Writer,
+    sync: BackgroundSync,
+}
+
+enum Writer {
     Plain(BufWriter<fs::File>),
     Gzip(GzEncoder<BufWriter<fs::File>>),
 }
 
 impl Sink {
     fn create(path: &Path, tmp: &Path) -> Result<Self, EcError> {
-        let file = BufWriter::with_capacity(
-            1 << 20,
-            fs::File::create(tmp).map_err(|e| EcError::io(path, e))?,
-        );
-        Ok(if is_gzip_name(path) {
-            Sink::Gzip(GzEncoder::new(file, Compression::new(3)))
+        let file = fs::File::create(tmp).map_err(|e| EcError::io(path, e))?;
+        let sync = BackgroundSync::start(&file);
+        let file = BufWriter::with_capacity(1 << 20, file);
+        let writer = if is_gzip_name(path) {
+            Writer::Gzip(GzEncoder::new(file, Compression::new(3)))
         } else {
-            Sink::Plain(file)
-        })
+            Writer::Plain(file)
+        };
+        Ok(Sink { writer, sync })
     }
 
     fn write_all(&mut self, bytes: &[u8]) -> std::io::Result<()> {
-        match self {
-            Sink::Plain(w) => w.write_all(bytes),
-            Sink::Gzip(w) => w.write_all(bytes),
+        match &mut self.writer {
+            Writer::Plain(w) => w.write_all(bytes)?,
+            Writer::Gzip(w) => w.write_all(bytes)?,
         }
+        self.sync.wrote(bytes.len());
+        Ok(())
     }
 
     /// Flushes everything to the disk.
     fn finish(self) -> std::io::Result<()> {
-        let buffered = match self {
-            Sink::Plain(w) => w,
-            Sink::Gzip(w) => w.finish()?,
+        let buffered = match self.writer {
+            Writer::Plain(w) => w,
+            Writer::Gzip(w) => w.finish()?,
         };
-        buffered
-            .into_inner()
-            .map_err(|e| e.into_error())?
-            .sync_all()
+        let file = buffered.into_inner().map_err(|e| e.into_error())?;
+        self.sync.stop()?;
+        file.sync_all()
+    }
+}
+
+/// Bytes written between two background flushes.
+const SYNC_EVERY: usize = 256 << 20;
+
+/// Flushes a file's data to the disk on a helper thread every
+/// [`SYNC_EVERY`] bytes written, so that the sync before the file is
+/// renamed into place waits for the last part only, not for gigabytes.
+/// Without a thread (none could be started) the final sync does it all.
+struct BackgroundSync {
+    kick: Option<std::sync::mpsc::SyncSender<()>>,
+    thread: Option<std::thread::JoinHandle<std::io::Result<()>>>,
+    unsynced: usize,
+}
+
+impl BackgroundSync {
+    fn start(file: &fs::File) -> Self {
+        let idle = BackgroundSync {
+            kick: None,
+            thread: None,
+            unsynced: 0,
+        };
+        let Ok(file) = file.try_clone() else {
+            return idle;
+        };
+        let (kick, kicked) = std::sync::mpsc::sync_channel::<()>(1);
+        let thread = std::thread::Builder::new()
+            .name("seqshim-ec-sync".into())
+            .spawn(move || kicked.iter().try_for_each(|()| file.sync_data()));
+        match thread {
+            Ok(thread) => BackgroundSync {
+                kick: Some(kick),
+                thread: Some(thread),
+                unsynced: 0,
+            },
+            Err(_) => idle,
+        }
+    }
+
+    fn wrote(&mut self, bytes: usize) {
+        self.unsynced += bytes;
+        if self.unsynced >= SYNC_EVERY {
+            self.unsynced = 0;
+            // A flush still running covers this one's start: skip it.
+            if let Some(kick) = &self.kick {
+                let _ = kick.try_send(());
+            }
+        }
+    }
+
+    /// Waits for the flush in progress; returns its error, if any.
+    fn stop(mut self) -> std::io::Result<()> {
+        drop(self.kick.take());
+        match self.thread.take().map(|t| t.join()) {
+            Some(Ok(result)) => result,
+            Some(Err(_)) => Err(std::io::Error::other("the background flush failed")),
+            None => Ok(()),
+        }
     }
 }
 
