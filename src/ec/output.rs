@@ -87,8 +87,11 @@ const SYNC_EVERY: usize = 256 << 20;
 /// Flushes a file's data to the disk on a helper thread every
 /// [`SYNC_EVERY`] bytes written, so that the sync before the file is
 /// renamed into place waits for the last part only, not for gigabytes.
-/// Without a thread (none could be started) the final sync does it all.
+/// The thread starts at the first flush (a small file never has one);
+/// without it (none could be started) the final sync does it all.
 struct BackgroundSync {
+    /// A handle for the helper thread, until it starts.
+    file: Option<fs::File>,
     kick: Option<std::sync::mpsc::SyncSender<()>>,
     thread: Option<std::thread::JoinHandle<std::io::Result<()>>>,
     unsynced: usize,
@@ -96,36 +99,33 @@ struct BackgroundSync {
 
 impl BackgroundSync {
     fn start(file: &fs::File) -> Self {
-        let idle = BackgroundSync {
+        BackgroundSync {
+            file: file.try_clone().ok(),
             kick: None,
             thread: None,
             unsynced: 0,
-        };
-        let Ok(file) = file.try_clone() else {
-            return idle;
-        };
-        let (kick, kicked) = std::sync::mpsc::sync_channel::<()>(1);
-        let thread = std::thread::Builder::new()
-            .name("seqshim-ec-sync".into())
-            .spawn(move || kicked.iter().try_for_each(|()| file.sync_data()));
-        match thread {
-            Ok(thread) => BackgroundSync {
-                kick: Some(kick),
-                thread: Some(thread),
-                unsynced: 0,
-            },
-            Err(_) => idle,
         }
     }
 
     fn wrote(&mut self, bytes: usize) {
         self.unsynced += bytes;
-        if self.unsynced >= SYNC_EVERY {
-            self.unsynced = 0;
-            // A flush still running covers this one's start: skip it.
-            if let Some(kick) = &self.kick {
-                let _ = kick.try_send(());
+        if self.unsynced < SYNC_EVERY {
+            return;
+        }
+        self.unsynced = 0;
+        if let Some(file) = self.file.take() {
+            let (kick, kicked) = std::sync::mpsc::sync_channel::<()>(1);
+            let thread = std::thread::Builder::new()
+                .name("seqshim-ec-sync".into())
+                .spawn(move || kicked.iter().try_for_each(|()| file.sync_data()));
+            if let Ok(thread) = thread {
+                self.kick = Some(kick);
+                self.thread = Some(thread);
             }
+        }
+        // A flush already waiting to start covers this one: skip it.
+        if let Some(kick) = &self.kick {
+            let _ = kick.try_send(());
         }
     }
 
