@@ -473,24 +473,29 @@ fn upstream_in_child(
         return Err("fork() failed".into());
     }
     if pid == 0 {
-        let last = run_config(cfg, pairs, true)
-            .pop()
-            .expect("one outcome a pair");
-        let mut bytes = Vec::new();
-        bytes.extend_from_slice(&last.0.to_le_bytes());
-        bytes.extend_from_slice(&last.1.to_le_bytes());
-        bytes.extend_from_slice(&last.2);
-        let mut at = 0;
-        while at < bytes.len() {
-            // SAFETY: writes initialised bytes from a live buffer to our pipe.
-            let n = unsafe { libc::write(fds[1], bytes[at..].as_ptr().cast(), bytes.len() - at) };
-            if n <= 0 {
-                break;
+        // Nothing may unwind out of the child: it would go on fuzzing as a
+        // second copy of this process.
+        let answered = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            let last = run_config(cfg, pairs, true)
+                .pop()
+                .expect("one outcome a pair");
+            let mut bytes = Vec::new();
+            bytes.extend_from_slice(&last.0.to_le_bytes());
+            bytes.extend_from_slice(&last.1.to_le_bytes());
+            bytes.extend_from_slice(&last.2);
+            let mut at = 0;
+            while at < bytes.len() {
+                // SAFETY: writes initialised bytes from a live buffer to our pipe.
+                let n =
+                    unsafe { libc::write(fds[1], bytes[at..].as_ptr().cast(), bytes.len() - at) };
+                if n <= 0 {
+                    break;
+                }
+                at += n as usize;
             }
-            at += n as usize;
-        }
+        }));
         // SAFETY: ends the child at once, without the parent's exit handlers.
-        unsafe { libc::_exit(0) };
+        unsafe { libc::_exit(if answered.is_ok() { 0 } else { 2 }) };
     }
     // SAFETY: closes the parent's copy of the write end, which it owns.
     unsafe { libc::close(fds[1]) };
