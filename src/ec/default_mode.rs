@@ -69,10 +69,12 @@ pub fn count_solid(reads: &[&[u8]], params: &Params) -> SolidKmers {
 const BLOCK_RECORDS: usize = 1 << 19;
 /// Input text per block, so that long reads make blocks of fewer records.
 const BLOCK_BYTES: usize = 64 << 20;
-/// Records per block when they are already in memory (kept by the first
-/// pass): larger blocks cost no memory there, and keep the GPUs fed for
-/// longer between a block's host steps (on 20 M reads of 100 bp, blocks of
-/// 2^19 left an H200 idle about half the second pass).
+/// Most records per block when they are already in memory (kept by the
+/// first pass): larger blocks cost no memory there, and keep the GPUs fed
+/// for longer between a block's host steps (on 20 M reads of 100 bp, blocks
+/// of 2^19 left an H200 idle about half the second pass). A set is still cut
+/// into about 8 blocks (at least [`BLOCK_RECORDS`] each), so that writing
+/// overlaps correcting.
 const MEMORY_BLOCK_RECORDS: usize = 1 << 21;
 
 /// Heap bytes a record holds beyond its text (three vectors and their
@@ -119,10 +121,10 @@ impl Source<'_> {
                 }))
             }
             Source::Memory(records) => {
+                let per_block = (records.len() / 8).clamp(BLOCK_RECORDS, MEMORY_BLOCK_RECORDS);
                 let mut records = std::mem::take(records).into_iter();
                 Box::new(std::iter::from_fn(move || {
-                    let block: Vec<SeqRecord> =
-                        records.by_ref().take(MEMORY_BLOCK_RECORDS).collect();
+                    let block: Vec<SeqRecord> = records.by_ref().take(per_block).collect();
                     (!block.is_empty()).then_some(Ok(block))
                 }))
             }

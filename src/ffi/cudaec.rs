@@ -744,9 +744,10 @@ pub unsafe extern "C" fn seqshim_ec_routing(on_gpu: *mut u64, on_cpu: *mut u64) 
 /// `numTuples`; `table_size` only bounds the bytes read from `hash_table`
 /// (bytes past it read as 0, so a `table_size` of 0 is an all-zero table,
 /// whatever `hash_table` is). `seqOut`, `discardOut`, `argc` and `argv` are
-/// ignored; `hash_table` and `*h_param` are not modified. Input outside the exact-v1 domain (§5.7), a null
-/// `h_param`, or a null `hash_table` or `reads_arr` with bytes to read: one
-/// log line, `reads_arr` unchanged, never an exit.
+/// ignored; `hash_table` and `*h_param` are not modified. Input outside the
+/// exact-v1 domain (§5.7), a null `h_param`, or a null `hash_table` or
+/// `reads_arr` with bytes to read: one log line, `reads_arr` unchanged,
+/// never an exit.
 ///
 /// # Safety
 /// `h_param` must be null or readable; `hash_table` null or valid for
