@@ -102,11 +102,11 @@ fn record_memory_budget() -> usize {
 }
 
 /// A file's records, block after block: read from the file, or from
-/// memory (those the first pass kept, and a pipe's, which cannot be read
-/// twice).
+/// memory (those the first pass kept, in the blocks it read them in, and a
+/// pipe's, which cannot be read twice).
 enum Source<'a> {
     File(&'a Path),
-    Memory(Vec<SeqRecord>),
+    Memory(Vec<Vec<SeqRecord>>),
 }
 
 type Blocks<'a> = Box<dyn Iterator<Item = Result<Vec<SeqRecord>, EcError>> + Send + 'a>;
@@ -120,9 +120,10 @@ impl Source<'_> {
                     file.next_block(BLOCK_RECORDS, BLOCK_BYTES).transpose()
                 }))
             }
-            Source::Memory(records) => {
-                let per_block = (records.len() / 8).clamp(BLOCK_RECORDS, MEMORY_BLOCK_RECORDS);
-                let mut records = std::mem::take(records).into_iter();
+            Source::Memory(blocks) => {
+                let total: usize = blocks.iter().map(Vec::len).sum();
+                let per_block = (total / 8).clamp(BLOCK_RECORDS, MEMORY_BLOCK_RECORDS);
+                let mut records = std::mem::take(blocks).into_iter().flatten();
                 Box::new(std::iter::from_fn(move || {
                     let block: Vec<SeqRecord> = records.by_ref().take(per_block).collect();
                     (!block.is_empty()).then_some(Ok(block))
@@ -166,45 +167,55 @@ fn correct_file_within(
         (RecordBlocks::open(in_path)?.format(), Source::File(in_path))
     } else {
         let (format, records) = seqio::parse(in_path, &read_input(in_path)?)?;
-        (format, Source::Memory(records))
+        (format, Source::Memory(vec![records]))
     };
     let solid = {
         // The first pass keeps the records while they fit the budget (a
         // pipe's always: it cannot be read again), so that a file that fits
-        // is read once; past the budget only the sequences stay.
+        // is read once; past the budget only the sequences stay. Blocks are
+        // read and parsed on a helper thread while this one keeps the last.
         let must_keep = matches!(source, Source::Memory(_));
         let (mut kept, mut kept_bytes) = (Some(Vec::new()), 0);
         let (mut bases, mut ends) = (Vec::new(), Vec::new());
-        for block in source.blocks()? {
-            for rec in block? {
-                let Some(records) = kept.as_mut() else {
-                    bases.extend_from_slice(&rec.seq);
-                    ends.push(bases.len());
+        let started = Instant::now();
+        let blocks = source.blocks()?;
+        std::thread::scope(|scope| -> Result<(), EcError> {
+            for block in read_ahead(scope, blocks)? {
+                let block = block?;
+                let Some(blocks) = kept.as_mut() else {
+                    for rec in &block {
+                        bases.extend_from_slice(&rec.seq);
+                        ends.push(bases.len());
+                    }
                     continue;
                 };
-                kept_bytes += record_bytes(&rec);
-                records.push(rec);
+                kept_bytes += block.iter().map(record_bytes).sum::<usize>();
+                blocks.push(block);
                 if kept_bytes > budget && !must_keep {
-                    for rec in records.drain(..) {
+                    for rec in blocks.drain(..).flatten() {
                         bases.extend_from_slice(&rec.seq);
                         ends.push(bases.len());
                     }
                     kept = None;
                 }
             }
-        }
+            Ok(())
+        })?;
         let seqs: Vec<&[u8]> = match &kept {
-            Some(records) => records.iter().map(|r| r.seq.as_slice()).collect(),
+            Some(blocks) => blocks.iter().flatten().map(|r| r.seq.as_slice()).collect(),
             None => {
                 let starts = std::iter::once(0).chain(ends.iter().copied());
                 starts.zip(&ends).map(|(s, &e)| &bases[s..e]).collect()
             }
         };
         progress(&format!("read {} reads", seqs.len()));
+        crate::log_debug!("EC: first pass read in {:?}", started.elapsed());
+        let started = Instant::now();
         let counted = (count_solid(&seqs, params), seqs.len());
+        crate::log_debug!("EC: spectrum counted in {:?}", started.elapsed());
         drop(seqs);
-        if let Some(records) = kept {
-            source = Source::Memory(records);
+        if let Some(blocks) = kept {
+            source = Source::Memory(blocks);
         }
         counted
     };
@@ -250,6 +261,27 @@ fn correct_file_within(
     Ok(stats)
 }
 
+/// Runs `blocks` on a helper thread of `scope`, one block ahead of the
+/// receiver; it stops after the first error, or when the receiver is gone.
+fn read_ahead<'scope>(
+    scope: &'scope std::thread::Scope<'scope, '_>,
+    blocks: Blocks<'scope>,
+) -> Result<mpsc::Receiver<Result<Vec<SeqRecord>, EcError>>, EcError> {
+    let (block_tx, block_rx) = mpsc::sync_channel(1);
+    std::thread::Builder::new()
+        .name("seqshim-ec-read".into())
+        .spawn_scoped(scope, move || {
+            for block in blocks {
+                let failed = block.is_err();
+                if block_tx.send(block).is_err() || failed {
+                    break;
+                }
+            }
+        })
+        .map_err(|e| EcError::io(Path::new("seqshim-ec"), e))?;
+    Ok(block_rx)
+}
+
 /// Corrects `blocks` in order and writes each to `outputs` (fixed first,
 /// then discarded reads if a second output is open): one thread reads the
 /// next block and one writes the last while this one corrects. Returns the
@@ -265,19 +297,8 @@ fn correct_blocks(
 ) -> Result<(AtomicOutputs, usize), EcError> {
     let spawn_error = |e| EcError::io(Path::new("seqshim-ec"), e);
     std::thread::scope(|scope| {
-        let (block_tx, block_rx) = mpsc::sync_channel(1);
+        let block_rx = read_ahead(scope, blocks)?;
         let (done_tx, done_rx) = mpsc::sync_channel::<(Vec<SeqRecord>, Vec<ReadOutcome>)>(1);
-        std::thread::Builder::new()
-            .name("seqshim-ec-read".into())
-            .spawn_scoped(scope, move || {
-                for block in blocks {
-                    let failed = block.is_err();
-                    if block_tx.send(block).is_err() || failed {
-                        break;
-                    }
-                }
-            })
-            .map_err(spawn_error)?;
         let writer = std::thread::Builder::new()
             .name("seqshim-ec-write".into())
             .spawn_scoped(

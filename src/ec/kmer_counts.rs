@@ -238,7 +238,16 @@ impl SolidKmers {
     /// The solid codes as the GPU's open-addressing table, built once.
     pub fn probe_table(&self) -> Arc<super::gpu::ProbeTable> {
         self.probe_table
-            .get_or_init(|| Arc::new(super::gpu::ProbeTable::new(self.codes(), self.len())))
+            .get_or_init(|| {
+                let started = std::time::Instant::now();
+                let table = super::gpu::ProbeTable::new(self.codes().collect());
+                crate::log_debug!(
+                    "EC: probe table of {} codes built in {:?}",
+                    self.len(),
+                    started.elapsed()
+                );
+                Arc::new(table)
+            })
             .clone()
     }
 

@@ -1,6 +1,7 @@
 //! The single gateway to parallelism for the EC family.
 //!
-//! Every parallel loop of the module goes through [`for_each_chunk_mut`],
+//! Every parallel loop of the module goes through [`for_each_chunk_mut`]
+//! or [`collect_indexed`],
 //! which runs on the engine's CPU pool (so `SEQSHIM_THREADS` applies and the
 //! host's rayon global pool is never touched). Results never depend on the
 //! thread count: each chunk is processed independently and chunk boundaries
@@ -22,4 +23,15 @@ where
             .enumerate()
             .for_each(|(i, chunk)| work(i, chunk));
     });
+}
+
+/// `(0..n).map(make)` collected in order, possibly in parallel: a large
+/// table's slots are written (and its pages first touched) by every pool
+/// thread instead of one.
+pub fn collect_indexed<T, F>(n: usize, make: F) -> Vec<T>
+where
+    T: Send,
+    F: Fn(usize) -> T + Sync + Send,
+{
+    crate::engine::cpu::install(|| (0..n).into_par_iter().map(make).collect())
 }

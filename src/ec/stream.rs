@@ -1,39 +1,70 @@
 //! Default mode's input read as a stream of record blocks, so that a file
 //! is never held whole in memory: a block is parsed while the one before it
-//! is corrected and the one before that is written.
+//! is corrected and the one before that is written. A helper thread reads
+//! (and decompresses) the input ahead of the parser.
 
 use std::io::Read;
 use std::path::{Path, PathBuf};
+use std::sync::mpsc;
 
 use super::error::EcError;
 use super::output::open_input;
 use super::seqio::{self, SeqFormat, SeqRecord};
 
-/// Bytes asked of the input per read call.
-const READ_BYTES: usize = 4 << 20;
+/// Bytes the reading thread hands over at a time.
+const READ_BYTES: usize = 8 << 20;
+/// Pieces of [`READ_BYTES`] read ahead of the parser (one block's text).
+const READ_AHEAD: usize = 8;
 
 /// A FASTA or FASTQ file (gzip-compressed or not) as blocks of whole records.
 pub struct RecordBlocks {
     path: PathBuf,
-    input: Box<dyn Read + Send>,
+    /// The input, read by a helper thread; it ends with the input (the
+    /// channel closes) or at its first error.
+    input: mpsc::Receiver<std::io::Result<Vec<u8>>>,
     format: SeqFormat,
     /// Bytes read and not yet parsed; they start a record.
     pending: Vec<u8>,
     /// The line of the file `pending` starts on (1-based).
     next_line: usize,
     at_end: bool,
+    /// Time spent waiting for input and parsing, for the debug log.
+    waiting: std::time::Duration,
+    parsing: std::time::Duration,
 }
 
 impl RecordBlocks {
     /// Opens `path` and reads enough to tell its format.
     pub fn open(path: &Path) -> Result<Self, EcError> {
+        let mut input = open_input(path)?;
+        let (tx, rx) = mpsc::sync_channel(READ_AHEAD);
+        std::thread::Builder::new()
+            .name("seqshim-ec-input".into())
+            .spawn(move || {
+                loop {
+                    let mut piece = Vec::with_capacity(READ_BYTES);
+                    match (&mut input).take(READ_BYTES as u64).read_to_end(&mut piece) {
+                        Ok(0) => break,
+                        // A closed channel: the blocks were dropped.
+                        Ok(_) if tx.send(Ok(piece)).is_err() => break,
+                        Ok(_) => {}
+                        Err(e) => {
+                            let _ = tx.send(Err(e));
+                            break;
+                        }
+                    }
+                }
+            })
+            .map_err(|e| EcError::io(path, e))?;
         let mut blocks = RecordBlocks {
             path: path.to_path_buf(),
-            input: open_input(path)?,
+            input: rx,
             format: SeqFormat::Fasta,
             pending: Vec::new(),
             next_line: 1,
             at_end: false,
+            waiting: std::time::Duration::ZERO,
+            parsing: std::time::Duration::ZERO,
         };
         blocks.fill(1)?;
         blocks.format = seqio::detect(path, &blocks.pending)?;
@@ -47,12 +78,12 @@ impl RecordBlocks {
     /// Reads until at least `want` bytes are pending or the input ends.
     fn fill(&mut self, want: usize) -> Result<(), EcError> {
         while !self.at_end && self.pending.len() < want {
-            let asked = (want - self.pending.len()).max(READ_BYTES) as u64;
-            let got = (&mut self.input)
-                .take(asked)
-                .read_to_end(&mut self.pending)
-                .map_err(|e| EcError::io(&self.path, e))?;
-            self.at_end = got == 0;
+            match self.input.recv() {
+                Ok(Ok(piece)) if self.pending.is_empty() => self.pending = piece,
+                Ok(Ok(piece)) => self.pending.extend_from_slice(&piece),
+                Ok(Err(e)) => return Err(EcError::io(&self.path, e)),
+                Err(mpsc::RecvError) => self.at_end = true,
+            }
         }
         Ok(())
     }
@@ -67,7 +98,10 @@ impl RecordBlocks {
     ) -> Result<Option<Vec<SeqRecord>>, EcError> {
         let mut want = max_bytes.max(1);
         loop {
+            let started = std::time::Instant::now();
             self.fill(want)?;
+            self.waiting += started.elapsed();
+            let started = std::time::Instant::now();
             let parsed = seqio::parse_records_parallel(
                 &self.path,
                 &self.pending,
@@ -76,6 +110,15 @@ impl RecordBlocks {
                 max_records,
                 self.at_end,
             )?;
+            self.parsing += started.elapsed();
+            if parsed.records.is_empty() && self.at_end {
+                crate::log_debug!(
+                    "EC: {}: waiting for input {:?}, parsing {:?}",
+                    self.path.display(),
+                    self.waiting,
+                    self.parsing
+                );
+            }
             if !parsed.records.is_empty() || self.at_end {
                 self.pending.drain(..parsed.bytes);
                 self.next_line += parsed.lines;

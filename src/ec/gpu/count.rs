@@ -4,8 +4,9 @@
 //! then the solid codes listed. Only the reads go up and only the solid
 //! codes come back.
 //!
-//! Launch image: the reads, their offsets and two flag words in the part
-//! mirrored on the host; the table after them, on the device only. The
+//! Launch image: the reads, their offsets and two flag words, uploaded
+//! straight from the job's buffers (no pinned mirror); the table after
+//! them. The
 //! solid codes are listed over the reads, which are no longer needed (room
 //! for one code per 8 read bytes: a set with more solid k-mers than that is
 //! counted on the CPU instead, as is one whose table would not fit).
@@ -62,17 +63,17 @@ impl CountImage {
         }
     }
 
-    /// Bytes mirrored on the host.
-    pub fn mirrored(&self) -> usize {
-        self.flags.end
+    /// The offsets as the device reads them (little-endian words).
+    pub fn offset_bytes(offsets: &[u32]) -> Vec<u8> {
+        offsets.iter().flat_map(|o| o.to_le_bytes()).collect()
     }
 
-    /// Packs the reads and offsets; zeroes the flags.
+    /// The inputs as the runner uploads them, into a whole image: the
+    /// reads, the offsets, the flags zeroed (for the host emulation).
+    #[cfg(test)]
     pub fn pack(&self, image: &mut [u8], reads: &[u8], offsets: &[u32]) {
         image[self.reads.clone()].copy_from_slice(reads);
-        for (slot, off) in image[self.offsets.clone()].chunks_exact_mut(4).zip(offsets) {
-            slot.copy_from_slice(&off.to_le_bytes());
-        }
+        image[self.offsets.clone()].copy_from_slice(&Self::offset_bytes(offsets));
         image[self.flags.clone()].fill(0);
     }
 
@@ -107,10 +108,10 @@ impl CountImage {
         ]
     }
 
-    /// (table overflowed, solid codes) from the flag words.
-    pub fn flags_of(&self, image: &[u8]) -> (bool, u32) {
-        let word = |at: usize| u32::from_le_bytes(image[at..at + 4].try_into().expect("4 bytes"));
-        (word(self.flags.start) != 0, word(self.flags.start + 4))
+    /// (table overflowed, solid codes) from the two flag words.
+    pub fn flags_of(flags: &[u8; 8]) -> (bool, u32) {
+        let word = |at: usize| u32::from_le_bytes(flags[at..at + 4].try_into().expect("4 bytes"));
+        (word(0) != 0, word(4))
     }
 
     /// The listed solid codes.
@@ -155,18 +156,26 @@ impl Counter {
             return Ok(None);
         }
         let n32 = u32::try_from(n).map_err(|_| DeviceError("EC: too many reads".into()))?;
+        let started = std::time::Instant::now();
         let mut arena: Arena = gpu.arena(0);
-        arena.reserve_split(image.end, image.mirrored())?;
-        image.pack(&mut arena.staging()?[..image.mirrored()], reads, offsets);
-        arena.upload(0..image.mirrored())?;
+        // Device memory only: the reads go up straight from the job's
+        // buffer (a pinned mirror of 2 GB of reads took a second to
+        // allocate), and only the flag words and the solid codes come back.
+        arena.reserve_split(image.end, 0)?;
+        let reserved = started.elapsed();
+        arena.upload_unstaged(reads, image.reads.start)?;
+        arena.upload_unstaged(&CountImage::offset_bytes(offsets), image.offsets.start)?;
+        arena.upload_unstaged(&[0; 8], image.flags.start)?;
+        let uploaded = started.elapsed();
         let [clear, count, solid] = image.args(n32, k, min_mult);
         let slot_blocks = u32::try_from(image.slots.div_ceil(u64::from(BLOCK)))
             .map_err(|_| DeviceError("EC: counting table too large".into()))?;
         arena.launch(&self.clear, slot_blocks, BLOCK, 0, &clear)?;
         arena.launch(&self.count, n32.div_ceil(BLOCK).max(1), BLOCK, 0, &count)?;
         arena.launch(&self.solid, slot_blocks, BLOCK, 0, &solid)?;
-        arena.download(image.flags.clone())?;
-        let (overflow, listed) = image.flags_of(arena.staging()?);
+        let mut flags = [0u8; 8];
+        arena.download_unstaged(image.flags.start, &mut flags)?;
+        let (overflow, listed) = CountImage::flags_of(&flags);
         if overflow || listed > image.room {
             crate::log_info!(
                 "EC: the GPU's counting table was too small ({} slots, {listed} solid); counting on the CPU",
@@ -174,7 +183,17 @@ impl Counter {
             );
             return Ok(None);
         }
-        arena.download(0..8 * listed as usize)?;
-        Ok(Some(image.codes(arena.staging()?, listed)))
+        let counted = started.elapsed();
+        let mut listing = vec![0u8; 8 * listed as usize];
+        arena.download_unstaged(0, &mut listing)?;
+        let codes = image.codes(&listing, listed);
+        crate::log_debug!(
+            "EC counting: reserve {:?}, upload {:?}, kernels {:?}, list {:?}",
+            reserved,
+            uploaded - reserved,
+            counted - uploaded,
+            started.elapsed() - counted
+        );
+        Ok(Some(codes))
     }
 }

@@ -324,7 +324,7 @@ fn emulated_count(
     }
     let image = CountImage::new(packed.len(), reads.len(), windows);
     let mut bytes = vec![0u8; image.end];
-    image.pack(&mut bytes[..image.mirrored()], &packed, &offsets);
+    image.pack(&mut bytes, &packed, &offsets);
     let [clear, count, solid] = image.args(reads.len() as u32, k, min_mult);
     for (kernel, args) in [
         ("seqshim_ec_table_clear", clear),
@@ -333,7 +333,10 @@ fn emulated_count(
     ] {
         bytes = emulate_raw(exe, kernel, bytes, &args);
     }
-    let (overflow, listed) = image.flags_of(&bytes);
+    let flags = bytes[image.flags.clone()]
+        .try_into()
+        .expect("two flag words");
+    let (overflow, listed) = CountImage::flags_of(&flags);
     if overflow {
         return (true, HashSet::new());
     }

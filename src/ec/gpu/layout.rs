@@ -7,6 +7,7 @@ use std::ops::Range;
 
 use super::super::correct_default::Verdict;
 use super::super::family::{DefaultChunk, DefaultChunkOut, V1Chunk, V1ChunkOut};
+#[cfg(test)]
 use super::ProbeTable;
 use crate::engine::device::{Arg, DeviceError};
 
@@ -26,8 +27,11 @@ pub fn u32_of(value: usize, what: &str) -> Result<u32, DeviceError> {
 }
 
 /// The solid set's table as the device reads it (little-endian words).
+#[cfg(test)]
 pub fn table_bytes(table: &ProbeTable) -> Vec<u8> {
-    table.slots().iter().flat_map(|c| c.to_le_bytes()).collect()
+    let mut bytes = vec![0; 8 * table.slot_count()];
+    table.write_words(&mut bytes);
+    bytes
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -118,7 +122,7 @@ impl<'a> Image<'a> {
 
     pub fn default_mode(job: &'a DefaultChunk) -> Result<Image<'a>, DeviceError> {
         let n = job.offsets.len().saturating_sub(1);
-        let reads_at = align(8 * job.table.slots().len());
+        let reads_at = align(8 * job.table.slot_count());
         let offsets_at = align(reads_at + job.reads.len());
         let verdicts_at = align(offsets_at + 4 * job.offsets.len());
         let end = verdicts_at + 16 * n;

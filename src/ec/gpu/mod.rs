@@ -19,7 +19,7 @@ pub use table::ProbeTable;
 use super::family::{CountJob, DefaultChunk, DefaultChunkOut, V1Chunk, V1ChunkOut};
 use crate::engine::device::{self, Arena, DeviceError, Gpu, Kernel};
 use crate::engine::scheduler::{BatchRunner, InjectedFailures};
-use layout::{Image, KernelName, table_bytes, u32_of};
+use layout::{Image, KernelName, u32_of};
 
 /// Threads per block: one read each, about 1.8 KB of local arrays apiece.
 const BLOCK: u32 = 128;
@@ -30,6 +30,14 @@ enum Loaded {
     None,
     Bloom(Arc<crate::ec::BloomTableV1>),
     Table(Arc<ProbeTable>),
+}
+
+/// The spectrum a launch reads from the start of the arena: v1's Bloom
+/// bytes, or the solid set's table (written straight into the staging
+/// buffer: no copy of a table that can be half a gigabyte).
+enum Spectrum<'a> {
+    Bytes(&'a [u8]),
+    Table(&'a ProbeTable),
 }
 
 /// One GPU's EC kernels and the memory of its launches.
@@ -93,15 +101,25 @@ impl EcRunner {
     fn launch(
         &mut self,
         image: &Image,
-        spectrum: &[u8],
+        spectrum: Spectrum<'_>,
         same_spectrum: bool,
     ) -> Result<(), DeviceError> {
         self.reserve(image.end)?;
         if !same_spectrum {
             self.loaded = Loaded::None;
-            if !spectrum.is_empty() {
-                self.arena.staging()?[..spectrum.len()].copy_from_slice(spectrum);
-                self.arena.upload(0..spectrum.len())?;
+            let staging = self.arena.staging()?;
+            let bytes = match spectrum {
+                Spectrum::Bytes(bytes) => {
+                    staging[..bytes.len()].copy_from_slice(bytes);
+                    bytes.len()
+                }
+                Spectrum::Table(table) => {
+                    table.write_words(&mut staging[..8 * table.slot_count()]);
+                    8 * table.slot_count()
+                }
+            };
+            if bytes > 0 {
+                self.arena.upload(0..bytes)?;
             }
         }
         image.pack_inputs(&mut self.arena.staging()?[..image.end]);
@@ -124,7 +142,7 @@ impl EcRunner {
     pub fn run_v1(&mut self, job: &V1Chunk) -> Result<V1ChunkOut, DeviceError> {
         let image = Image::v1(job)?;
         let same = matches!(&self.loaded, Loaded::Bloom(b) if Arc::ptr_eq(b, &job.bloom));
-        self.launch(&image, job.bloom.bytes(), same)?;
+        self.launch(&image, Spectrum::Bytes(job.bloom.bytes()), same)?;
         self.loaded = Loaded::Bloom(job.bloom.clone());
         crate::log_debug!(
             "EC: {}: exact-v1 launch of {} records",
@@ -138,12 +156,7 @@ impl EcRunner {
     pub fn run_default(&mut self, job: &DefaultChunk) -> Result<DefaultChunkOut, DeviceError> {
         let image = Image::default_mode(job)?;
         let same = matches!(&self.loaded, Loaded::Table(t) if Arc::ptr_eq(t, &job.table));
-        let spectrum = if same {
-            Vec::new()
-        } else {
-            table_bytes(&job.table)
-        };
-        self.launch(&image, &spectrum, same)?;
+        self.launch(&image, Spectrum::Table(&job.table), same)?;
         self.loaded = Loaded::Table(job.table.clone());
         crate::log_debug!(
             "EC: {}: default-mode launch of {} reads",

@@ -409,6 +409,53 @@ impl Arena {
         Ok(())
     }
 
+    /// Copies `src` from ordinary (pageable) host memory to device bytes
+    /// `at..at + src.len()`, in this arena's stream order, and waits for
+    /// it: for a large one-off input (a count's reads), where pinning a
+    /// mirror of it costs more than the copy (about a second for 2 GB).
+    pub fn upload_unstaged(&mut self, src: &[u8], at: usize) -> Result<(), DeviceError> {
+        faults::check(Op::Copy)?;
+        let dst = self.device_range(at, src.len())?;
+        let stream = self.stream.cu_stream();
+        shielded("upload", || {
+            // SAFETY: `dst..dst+len` lies inside the device buffer
+            // (`device_range`); `src` is borrowed until the stream is
+            // synchronized below, before this returns.
+            unsafe { cudarc::driver::result::memcpy_htod_async(dst, src, stream) }
+                .map_err(|e| err("host-to-device copy failed", e))
+        })?;
+        self.pending = true;
+        self.synchronize()
+    }
+
+    /// Copies device bytes `at..at + dst.len()` into ordinary host memory,
+    /// in this arena's stream order, and waits for it.
+    pub fn download_unstaged(&mut self, at: usize, dst: &mut [u8]) -> Result<(), DeviceError> {
+        faults::check(Op::Copy)?;
+        let src = self.device_range(at, dst.len())?;
+        let stream = self.stream.cu_stream();
+        shielded("download", || {
+            // SAFETY: as in `upload_unstaged`: `dst` is borrowed until the
+            // stream is synchronized below.
+            unsafe { cudarc::driver::result::memcpy_dtoh_async(&mut *dst, src, stream) }
+                .map_err(|e| err("device-to-host copy failed", e))
+        })?;
+        self.pending = true;
+        self.synchronize()
+    }
+
+    /// The device address of `len` bytes at `at`, checked against the
+    /// device buffer.
+    fn device_range(&self, at: usize, len: usize) -> Result<u64, DeviceError> {
+        match at.checked_add(len) {
+            Some(end) if end <= self.capacity && self.device.is_some() => Ok(self.base + at as u64),
+            _ => Err(DeviceError(format!(
+                "arena bytes {at}..+{len} outside the device buffer of {} bytes",
+                self.capacity
+            ))),
+        }
+    }
+
     /// Queues a copy of `range` of device memory back into the staging
     /// buffer; read it through `staging()`, which waits for it.
     pub fn download(&mut self, range: std::ops::Range<usize>) -> Result<(), DeviceError> {
