@@ -102,14 +102,18 @@ fn record_memory_budget() -> usize {
 }
 
 /// A file's records, block after block: read from the file, or from
-/// memory (those the first pass kept, in the blocks it read them in, and a
-/// pipe's, which cannot be read twice).
+/// memory (those the first pass kept, in the pieces it parsed them in, and
+/// a pipe's, which cannot be read twice).
 enum Source<'a> {
     File(&'a Path),
     Memory(Vec<Vec<SeqRecord>>),
 }
 
-type Blocks<'a> = Box<dyn Iterator<Item = Result<Vec<SeqRecord>, EcError>> + Send + 'a>;
+/// A block of records as the pieces it was parsed in (the first pass keeps
+/// them as they are; the second joins them).
+type Pieces = Vec<Vec<SeqRecord>>;
+
+type Blocks<'a> = Box<dyn Iterator<Item = Result<Pieces, EcError>> + Send + 'a>;
 
 impl Source<'_> {
     fn blocks(&mut self) -> Result<Blocks<'_>, EcError> {
@@ -126,7 +130,7 @@ impl Source<'_> {
                 let mut records = std::mem::take(blocks).into_iter().flatten();
                 Box::new(std::iter::from_fn(move || {
                     let block: Vec<SeqRecord> = records.by_ref().take(per_block).collect();
-                    (!block.is_empty()).then_some(Ok(block))
+                    (!block.is_empty()).then_some(Ok(vec![block]))
                 }))
             }
         })
@@ -180,19 +184,19 @@ fn correct_file_within(
         let started = Instant::now();
         let blocks = source.blocks()?;
         std::thread::scope(|scope| -> Result<(), EcError> {
-            for block in read_ahead(scope, blocks)? {
-                let block = block?;
-                let Some(blocks) = kept.as_mut() else {
-                    for rec in &block {
+            for pieces in read_ahead(scope, blocks)? {
+                let pieces = pieces?;
+                let Some(kept_pieces) = kept.as_mut() else {
+                    for rec in pieces.iter().flatten() {
                         bases.extend_from_slice(&rec.seq);
                         ends.push(bases.len());
                     }
                     continue;
                 };
-                kept_bytes += block.iter().map(record_bytes).sum::<usize>();
-                blocks.push(block);
+                kept_bytes += pieces.iter().flatten().map(record_bytes).sum::<usize>();
+                kept_pieces.extend(pieces);
                 if kept_bytes > budget && !must_keep {
-                    for rec in blocks.drain(..).flatten() {
+                    for rec in kept_pieces.drain(..).flatten() {
                         bases.extend_from_slice(&rec.seq);
                         ends.push(bases.len());
                     }
@@ -202,7 +206,7 @@ fn correct_file_within(
             Ok(())
         })?;
         let seqs: Vec<&[u8]> = match &kept {
-            Some(blocks) => blocks.iter().flatten().map(|r| r.seq.as_slice()).collect(),
+            Some(pieces) => pieces.iter().flatten().map(|r| r.seq.as_slice()).collect(),
             None => {
                 let starts = std::iter::once(0).chain(ends.iter().copied());
                 starts.zip(&ends).map(|(s, &e)| &bases[s..e]).collect()
@@ -214,8 +218,8 @@ fn correct_file_within(
         let counted = (count_solid(&seqs, params), seqs.len());
         crate::log_debug!("EC: spectrum counted in {:?}", started.elapsed());
         drop(seqs);
-        if let Some(blocks) = kept {
-            source = Source::Memory(blocks);
+        if let Some(pieces) = kept {
+            source = Source::Memory(pieces);
         }
         counted
     };
@@ -263,10 +267,10 @@ fn correct_file_within(
 
 /// Runs `blocks` on a helper thread of `scope`, one block ahead of the
 /// receiver; it stops after the first error, or when the receiver is gone.
-fn read_ahead<'scope>(
+fn read_ahead<'scope, T: Send + 'scope>(
     scope: &'scope std::thread::Scope<'scope, '_>,
-    blocks: Blocks<'scope>,
-) -> Result<mpsc::Receiver<Result<Vec<SeqRecord>, EcError>>, EcError> {
+    blocks: impl Iterator<Item = Result<T, EcError>> + Send + 'scope,
+) -> Result<mpsc::Receiver<Result<T, EcError>>, EcError> {
     let (block_tx, block_rx) = mpsc::sync_channel(1);
     std::thread::Builder::new()
         .name("seqshim-ec-read".into())
@@ -297,7 +301,8 @@ fn correct_blocks(
 ) -> Result<(AtomicOutputs, usize), EcError> {
     let spawn_error = |e| EcError::io(Path::new("seqshim-ec"), e);
     std::thread::scope(|scope| {
-        let block_rx = read_ahead(scope, blocks)?;
+        // Joined on the reading thread, beside the correcting.
+        let block_rx = read_ahead(scope, blocks.map(|b| b.map(seqio::joined)))?;
         let (done_tx, done_rx) = mpsc::sync_channel::<(Vec<SeqRecord>, Vec<ReadOutcome>)>(1);
         let writer = std::thread::Builder::new()
             .name("seqshim-ec-write".into())

@@ -88,14 +88,14 @@ impl RecordBlocks {
         Ok(())
     }
 
-    /// The next block: at most `max_records` records, ending near
-    /// `max_bytes` of input text (a longer record makes a block of its own);
-    /// `None` after the last one.
+    /// The next block, as the pieces it was parsed in: at most
+    /// `max_records` records, ending near `max_bytes` of input text (a
+    /// longer record makes a block of its own); `None` after the last one.
     pub fn next_block(
         &mut self,
         max_records: usize,
         max_bytes: usize,
-    ) -> Result<Option<Vec<SeqRecord>>, EcError> {
+    ) -> Result<Option<Vec<Vec<SeqRecord>>>, EcError> {
         let mut want = max_bytes.max(1);
         loop {
             let started = std::time::Instant::now();
@@ -111,7 +111,7 @@ impl RecordBlocks {
                 self.at_end,
             )?;
             self.parsing += started.elapsed();
-            if parsed.records.is_empty() && self.at_end {
+            if parsed.is_empty() && self.at_end {
                 crate::log_debug!(
                     "EC: {}: waiting for input {:?}, parsing {:?}",
                     self.path.display(),
@@ -119,10 +119,10 @@ impl RecordBlocks {
                     self.parsing
                 );
             }
-            if !parsed.records.is_empty() || self.at_end {
+            if !parsed.is_empty() || self.at_end {
                 self.pending.drain(..parsed.bytes);
                 self.next_line += parsed.lines;
-                return Ok((!parsed.records.is_empty()).then_some(parsed.records));
+                return Ok((!parsed.is_empty()).then_some(parsed.pieces));
             }
             // One record longer than the block so far: read on.
             want = self.pending.len() * 2;
@@ -142,7 +142,8 @@ mod tests {
         let mut blocks = RecordBlocks::open(&path)?;
         let mut sizes = Vec::new();
         let mut all = Vec::new();
-        while let Some(block) = blocks.next_block(max_records, max_bytes)? {
+        while let Some(pieces) = blocks.next_block(max_records, max_bytes)? {
+            let block = seqio::joined(pieces);
             sizes.push(block.len());
             all.extend(block);
         }
@@ -182,7 +183,8 @@ mod tests {
         let mut blocks = RecordBlocks::open(&path).unwrap();
         assert_eq!(blocks.format(), SeqFormat::Fastq);
         let mut all = Vec::new();
-        while let Some(block) = blocks.next_block(300, 1000).unwrap() {
+        while let Some(pieces) = blocks.next_block(300, 1000).unwrap() {
+            let block = seqio::joined(pieces);
             assert!(block.len() <= 300);
             all.extend(block);
         }
