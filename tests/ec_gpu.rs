@@ -280,6 +280,11 @@ fn gpu_counting_equals_cpu_counting_and_benchmark() {
             assert_eq!(differ, 0);
         }
     }
+    // No k-mer solid: an empty list comes back, as on the CPU.
+    let seqs: [&[u8]; 2] = [b"ACGTACGTACGTACGTACGTACGT", b"TTTTGGGGCCCCAAAATTTTGGGG"];
+    let job = CountJob::new(&seqs, 20, 1_000).unwrap();
+    assert_eq!(runner.run(&job).unwrap(), Some(Vec::new()));
+    assert_eq!(job.run_cpu(), Some(Vec::new()));
 }
 
 #[test]
