@@ -6,10 +6,10 @@
 //!
 //! Launch image: the reads, their offsets and two flag words, uploaded
 //! straight from the job's buffers (no pinned mirror); the table after
-//! them. The
-//! solid codes are listed over the reads, which are no longer needed (room
-//! for one code per 8 read bytes: a set with more solid k-mers than that is
-//! counted on the CPU instead, as is one whose table would not fit).
+//! them. The solid codes are listed over the reads, which are no longer
+//! needed (room for one code per 8 read bytes: a set with more solid k-mers
+//! than that is counted on the CPU instead, as is one whose table would not
+//! fit), and come back through a pinned mirror of just the list.
 
 use std::ops::Range;
 
