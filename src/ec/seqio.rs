@@ -143,7 +143,7 @@ fn cut_at_records(
         let (start, end) = (i * piece_bytes, ((i + 1) * piece_bytes).min(seen));
         let mut seg = Segment::default();
         let mut note = |at: usize| {
-            if let Some(slot) = seg.first_lines.iter_mut().find(|s| s.is_none()) {
+            if let Some(slot) = seg.first_lines.get_mut(seg.lines) {
                 *slot = Some(at);
             }
             if data[at] == b'>' {
