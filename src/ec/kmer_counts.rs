@@ -240,7 +240,13 @@ impl SolidKmers {
         self.probe_table
             .get_or_init(|| {
                 let started = std::time::Instant::now();
-                let table = super::gpu::ProbeTable::new(self.codes().collect());
+                // A GPU's list is read in place (30 M codes are 240 MB); a
+                // CPU count's set is listed first.
+                let table = if self.list.is_empty() {
+                    super::gpu::ProbeTable::new(&self.codes().collect::<Vec<_>>())
+                } else {
+                    super::gpu::ProbeTable::new(&self.list)
+                };
                 crate::log_debug!(
                     "EC: probe table of {} codes built in {:?}",
                     self.len(),

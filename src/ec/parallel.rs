@@ -1,7 +1,7 @@
 //! The single gateway to parallelism for the EC family.
 //!
-//! Every parallel loop of the module goes through [`for_each_chunk_mut`]
-//! or [`collect_indexed`],
+//! Every parallel loop of the module goes through [`for_each_chunk_mut`],
+//! [`for_each_chunk`] or [`collect_indexed`],
 //! which runs on the engine's CPU pool (so `SEQSHIM_THREADS` applies and the
 //! host's rayon global pool is never touched). Results never depend on the
 //! thread count: each chunk is processed independently and chunk boundaries
@@ -23,6 +23,17 @@ where
             .enumerate()
             .for_each(|(i, chunk)| work(i, chunk));
     });
+}
+
+/// Calls `work(chunk)` for consecutive chunks of `chunk_len` items (the
+/// last one may be shorter), possibly in parallel.
+pub fn for_each_chunk<T, F>(items: &[T], chunk_len: usize, work: F)
+where
+    T: Sync,
+    F: Fn(&[T]) + Sync + Send,
+{
+    let chunk_len = chunk_len.max(1);
+    crate::engine::cpu::install(|| items.par_chunks(chunk_len).for_each(work));
 }
 
 /// `(0..n).map(make)` collected in order, possibly in parallel: a large

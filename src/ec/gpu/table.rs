@@ -41,11 +41,11 @@ impl ProbeTable {
     /// order, what is a member does not, and the kernel and `contains_codes`
     /// only ask membership (probing stops at the code or at an empty slot,
     /// and a slot once taken is never emptied).
-    pub fn new(mut codes: Vec<u64>) -> Self {
+    pub fn new(codes: &[u64]) -> Self {
         let capacity = (2 * codes.len()).next_power_of_two().max(1024);
         let mask = capacity as u64 - 1;
         let slots = parallel::collect_indexed(capacity, |_| AtomicU64::new(EMPTY_SLOT));
-        parallel::for_each_chunk_mut(&mut codes, BUILD_CHUNK, |_, chunk| {
+        parallel::for_each_chunk(codes, BUILD_CHUNK, |chunk| {
             for &code in chunk.iter() {
                 let mut slot = slot_hash(code) & mask;
                 loop {
@@ -105,7 +105,7 @@ mod tests {
     #[test]
     fn members_are_found_and_others_not() {
         let codes: Vec<u64> = (0..5000u64).map(|i| i * 7919 % 100_003).collect();
-        let t = ProbeTable::new(codes.clone());
+        let t = ProbeTable::new(&codes);
         assert!(t.slot_count() >= 2 * codes.len());
         for &c in &codes {
             assert!(t.contains_codes(c, u64::MAX));
@@ -120,7 +120,7 @@ mod tests {
     fn a_table_built_by_many_threads_holds_exactly_its_codes() {
         // Several build chunks, inserted at once, with clustered hashes.
         let codes: Vec<u64> = (0..5 * BUILD_CHUNK as u64).map(|i| i * 3).collect();
-        let t = ProbeTable::new(codes.clone());
+        let t = ProbeTable::new(&codes);
         for &c in &codes {
             assert!(t.contains_codes(c, u64::MAX));
             assert!(!t.contains_codes(c + 1, u64::MAX));
