@@ -27,6 +27,7 @@ cc -O1 -Wall -Wextra -Werror -Iinclude -DLOAD_LINKED -o "$out/bin/native_api" \
 cc -O2 -Wall -Wextra -Werror -Iinclude/boa -o "$out/bin/poa-boa-threads" benches/poa/boa_threads.c \
     -L"$out/lib" -l:libseqshim.so.0 -lpthread -Wl,-rpath,'$ORIGIN/../lib'
 cc -O2 -Wall -Wextra -Werror -o "$out/bin/gpu_hog" ffi-tests/device/gpu_hog.c -ldl
+cc -O2 -Wall -Wextra -Werror -shared -fPIC -o "$out/lib/exit_handlers.so" ffi-tests/device/exit_handlers.c -ldl
 cp integrations/consent/boa-dna.mat "$out/data/boa-dna.mat"
 
 # Rust test binaries, release mode, stripped. `--message-format` names them.

@@ -356,7 +356,7 @@ fn start_in_background<F: Family>(why: String) -> std::io::Result<()> {
         starting.push(TypeId::of::<F>());
     }
     // Taken before the thread exists, so that no exit can slip in between.
-    let start_up = super::device::StartUp::begin();
+    let start_up = super::device::StartUp::begin(F::KERNEL);
     std::thread::Builder::new()
         .name("seqshim-start".into())
         .spawn(move || {

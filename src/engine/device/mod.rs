@@ -96,7 +96,10 @@ pub struct StartUp(());
 /// first [`StartUp`] alone would run after them, and an exit during a
 /// start-up failed its context creation (`CUDA_ERROR_DEINITIALIZED`) or
 /// crashed. So the probe registers the wait again after each of those steps
-/// (once per process each), ahead of the driver's.
+/// (once per process each), ahead of the driver's; NVRTC, which registers
+/// handlers of its own as it loads and compiles, is loaded and primed
+/// before the first of them (`nvrtc::prime`), and the first compile
+/// registers it once more.
 fn hook_exit() {
     // SAFETY: `wait_for_start_ups` is a plain `extern "C" fn()` that does
     // not unwind (it only locks, waits and returns); registering it has no
@@ -105,7 +108,16 @@ fn hook_exit() {
 }
 
 impl StartUp {
-    pub fn begin() -> StartUp {
+    /// A start-up of the devices for `kernel` (the name of its
+    /// `kernels/*.cu`).
+    pub fn begin(kernel: &str) -> StartUp {
+        // On the caller's thread, before the first exit wait is registered
+        // (see `nvrtc::prime`): once per process, and no compile when the
+        // kernel is in the cache.
+        if probe::driver_present() && probe::nvrtc_present() {
+            nvrtc::load();
+            nvrtc::prime(kernel);
+        }
         static HOOKED: std::sync::Once = std::sync::Once::new();
         HOOKED.call_once(hook_exit);
         let mut count = START_UPS.lock().unwrap_or_else(|p| p.into_inner());
@@ -305,7 +317,7 @@ mod tests {
     fn exit_waits_for_a_start_up_in_flight() {
         const CHILD: &str = "SEQSHIM_TEST_START_UP_MARKER";
         if let Some(marker) = std::env::var_os(CHILD) {
-            let start_up = StartUp::begin();
+            let start_up = StartUp::begin("selftest");
             std::thread::spawn(move || {
                 std::thread::sleep(std::time::Duration::from_millis(300));
                 std::fs::write(&marker, b"done").unwrap();

@@ -118,9 +118,142 @@ fn compile_options(source: &KernelSource, compute_capability: (i32, i32)) -> Vec
     options
 }
 
+/// The cache file of `source` compiled for `compute_capability`. The key
+/// covers the source, the shared header, the options, the NVRTC version and
+/// the architecture, so any change recompiles.
+fn cache_file_name(
+    source: &KernelSource,
+    compute_capability: (i32, i32),
+) -> Result<String, DeviceError> {
+    let options = compile_options(source, compute_capability);
+    let nvrtc = nvrtc_version()?;
+    let key = fnv1a(&[
+        source.code.as_bytes(),
+        COMMON_HEADER.1.as_bytes(),
+        options.join(" ").as_bytes(),
+        format!("{}.{}", nvrtc.0, nvrtc.1).as_bytes(),
+        env!("CARGO_PKG_VERSION").as_bytes(),
+    ]);
+    Ok(format!(
+        "{}-sm_{}{}-{}-{key:016x}.cubin",
+        source.name,
+        compute_capability.0,
+        compute_capability.1,
+        env!("CARGO_PKG_VERSION")
+    ))
+}
+
+/// Whether `kernel` has a CUBIN of this version of seqshim in the on-disk
+/// cache. Asked before NVRTC is loaded and any
+/// GPU opened, so neither NVRTC's version nor the architecture is checked:
+/// a cache written with another NVRTC, or shared by GPUs of different
+/// kinds, answers yes.
+fn cache_holds(kernel: &str) -> bool {
+    let Some(names) = config::get()
+        .kernel_cache_dir()
+        .and_then(|dir| std::fs::read_dir(dir).ok())
+        .map(|entries| {
+            entries
+                .filter_map(|e| e.ok())
+                .filter(|e| e.metadata().is_ok_and(|m| m.len() > 0))
+                .filter_map(|e| e.file_name().into_string().ok())
+                .collect::<Vec<_>>()
+        })
+    else {
+        return false;
+    };
+    let (prefix, version) = (
+        format!("{kernel}-sm_"),
+        format!("-{}-", env!("CARGO_PKG_VERSION")),
+    );
+    names
+        .iter()
+        .any(|name| name.starts_with(&prefix) && name.contains(&version))
+}
+
+/// A kernel that uses what ours use (the shared header, shared memory,
+/// atomics, 64-bit arithmetic), compiled once by [`prime`].
+const PRIMER: &str = r#"#include "common.cuh"
+extern "C" __global__ void seqshim_primer(unsigned long long *out, const unsigned int *in, int n) {
+    __shared__ unsigned long long sum[32];
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (threadIdx.x < 32) sum[threadIdx.x] = 0;
+    __syncthreads();
+    if (i < n) atomicAdd(&sum[threadIdx.x % 32], (unsigned long long)in[i] * 2654435761ull);
+    __syncthreads();
+    if (threadIdx.x < 32) atomicAdd(&out[threadIdx.x], sum[threadIdx.x]);
+}
+"#;
+
+/// The architecture the primer is compiled for: one every NVRTC we load
+/// (12 and 13) supports.
+const PRIMER_ARCH: (i32, i32) = (7, 5);
+
+/// Loads NVRTC (once per process; later calls return at once), so that
+/// its exit handlers are registered before the exit wait of a start-up
+/// (see [`prime`]).
+pub(super) fn load() {
+    static LOADED: std::sync::Once = std::sync::Once::new();
+    LOADED.call_once(|| {
+        let started = Instant::now();
+        match nvrtc_version() {
+            Ok(_) => crate::log_debug!(
+                "NVRTC loaded in {:.1} ms",
+                started.elapsed().as_secs_f64() * 1e3
+            ),
+            Err(e) => crate::log_debug!("NVRTC not loaded: {e}"),
+        }
+    });
+}
+
+/// Unless `kernel` is in the cache: compiles a small program, so that
+/// NVRTC's first compile is over.
+///
+/// Why: NVRTC registers exit handlers of its own (destructors of its
+/// internal state: about 3,300 as it loads, a dozen more, its C++
+/// runtime's included, in its first compile). Exit handlers run last
+/// registered first, so an exit while a start-up thread loaded NVRTC or
+/// compiled ran them before the start-up's exit wait and tore NVRTC down
+/// under the compiler: `free(): invalid pointer` or a segmentation fault,
+/// and the host process was gone. So a background start-up loads NVRTC,
+/// and primes it when its family's kernel is not cached, on the caller's
+/// thread before it registers its exit wait (`StartUp::begin`; a few
+/// milliseconds, or a tenth of a second or two with the priming, once per
+/// process), and the probe loads it before it registers its own: the waits
+/// then run ahead of NVRTC's handlers. A kernel cached for another
+/// architecture only, or by another NVRTC, is compiled without priming.
+pub(super) fn prime(kernel: &str) {
+    static PRIMED: std::sync::Mutex<bool> = std::sync::Mutex::new(false);
+    let mut primed = PRIMED.lock().unwrap_or_else(|p| p.into_inner());
+    if *primed || cache_holds(kernel) {
+        return;
+    }
+    load();
+    let source = KernelSource {
+        name: "primer",
+        code: PRIMER,
+        options: &[],
+    };
+    let started = Instant::now();
+    match compile(
+        source.name,
+        source.code,
+        &compile_options(&source, PRIMER_ARCH),
+        true,
+    ) {
+        Ok(_) => {
+            *primed = true;
+            crate::log_debug!(
+                "NVRTC primed in {:.0} ms (kernel {kernel} not in the cache)",
+                started.elapsed().as_secs_f64() * 1e3
+            );
+        }
+        Err(e) => crate::log_debug!("NVRTC not primed: {e}"),
+    }
+}
+
 /// Compiles `source` to a CUBIN for `compute_capability`, reading and writing
-/// the on-disk cache. The key covers the source, the shared header, the
-/// options, the NVRTC version and the architecture, so any change recompiles.
+/// the on-disk cache (see [`cache_file_name`]).
 fn compile_cached(
     source: &KernelSource,
     compute_capability: (i32, i32),
@@ -128,18 +261,7 @@ fn compile_cached(
     let options = compile_options(source, compute_capability);
     let nvrtc = nvrtc_version()?;
     let version = format!("{}.{}", nvrtc.0, nvrtc.1);
-    let joined = options.join(" ");
-    let key = fnv1a(&[
-        source.code.as_bytes(),
-        COMMON_HEADER.1.as_bytes(),
-        joined.as_bytes(),
-        version.as_bytes(),
-        env!("CARGO_PKG_VERSION").as_bytes(),
-    ]);
-    let file_name = format!(
-        "{}-sm_{}{}-{key:016x}.cubin",
-        source.name, compute_capability.0, compute_capability.1
-    );
+    let file_name = cache_file_name(source, compute_capability)?;
     let cache_dir = config::get().kernel_cache_dir();
     if let Some(dir) = &cache_dir {
         let path = dir.join(&file_name);
@@ -158,6 +280,9 @@ fn compile_cached(
     let started = Instant::now();
     let image = compile(source.name, source.code, &options, true)?;
     COMPILED.fetch_add(1, Ordering::Relaxed);
+    // Ahead of whatever NVRTC registered while it compiled (see `prime`).
+    static HOOKED: std::sync::Once = std::sync::Once::new();
+    HOOKED.call_once(super::hook_exit);
     let elapsed_ms = started.elapsed().as_secs_f64() * 1e3;
     match &cache_dir {
         Some(dir) => match store(dir, &file_name, &image) {

@@ -16,12 +16,15 @@ pub fn nvrtc_present() -> bool {
     crate::engine::panic::expecting(|| unsafe { nvrtc_sys::is_culib_present() }).unwrap_or(false)
 }
 
-pub(super) fn probe(wanted: Option<&[usize]>) -> Result<Vec<Arc<Gpu>>, DeviceError> {
+/// Whether a CUDA driver library can be loaded at all.
+pub(super) fn driver_present() -> bool {
     // SAFETY: `is_culib_present` only tries `dlopen` on candidate names.
-    let driver_present =
-        crate::engine::panic::expecting(|| unsafe { cudarc::driver::sys::is_culib_present() })
-            .unwrap_or(false);
-    if !driver_present {
+    crate::engine::panic::expecting(|| unsafe { cudarc::driver::sys::is_culib_present() })
+        .unwrap_or(false)
+}
+
+pub(super) fn probe(wanted: Option<&[usize]>) -> Result<Vec<Arc<Gpu>>, DeviceError> {
+    if !driver_present() {
         return Err(DeviceError(
             "no CUDA driver library (libcuda.so.1) could be loaded".into(),
         ));
@@ -32,6 +35,9 @@ pub(super) fn probe(wanted: Option<&[usize]>) -> Result<Vec<Arc<Gpu>>, DeviceErr
                 .into(),
         ));
     }
+    // NVRTC's exit handlers go ahead of the exit wait (see `nvrtc::prime`).
+    super::nvrtc::load();
+    super::hook_exit();
     let count = shielded("CUDA initialisation", || {
         CudaContext::device_count().map_err(|e| err("cuInit/cuDeviceGetCount failed", e))
     })?;
