@@ -144,10 +144,9 @@ fn cache_file_name(
 }
 
 /// Whether `kernel` has a CUBIN of this version of seqshim in the on-disk
-/// cache. Asked before NVRTC is loaded and any
-/// GPU opened, so neither NVRTC's version nor the architecture is checked:
-/// a cache written with another NVRTC, or shared by GPUs of different
-/// kinds, answers yes.
+/// cache. Asked before NVRTC is loaded and any GPU opened, so neither
+/// NVRTC's version nor the architecture is checked: a cache written with
+/// another NVRTC, or shared by GPUs of different kinds, answers yes.
 fn cache_holds(kernel: &str) -> bool {
     let Some(names) = config::get()
         .kernel_cache_dir()
