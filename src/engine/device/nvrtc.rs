@@ -125,8 +125,16 @@ fn cache_file_name(
     source: &KernelSource,
     compute_capability: (i32, i32),
 ) -> Result<String, DeviceError> {
+    Ok(file_name_for(source, compute_capability, nvrtc_version()?))
+}
+
+/// [`cache_file_name`] for NVRTC version `nvrtc`.
+fn file_name_for(
+    source: &KernelSource,
+    compute_capability: (i32, i32),
+    nvrtc: (i32, i32),
+) -> String {
     let options = compile_options(source, compute_capability);
-    let nvrtc = nvrtc_version()?;
     let key = fnv1a(&[
         source.code.as_bytes(),
         COMMON_HEADER.1.as_bytes(),
@@ -134,13 +142,13 @@ fn cache_file_name(
         format!("{}.{}", nvrtc.0, nvrtc.1).as_bytes(),
         env!("CARGO_PKG_VERSION").as_bytes(),
     ]);
-    Ok(format!(
+    format!(
         "{}-sm_{}{}-{}-{key:016x}.cubin",
         source.name,
         compute_capability.0,
         compute_capability.1,
         env!("CARGO_PKG_VERSION")
-    ))
+    )
 }
 
 /// Whether `kernel` has a CUBIN of this version of seqshim in the on-disk
@@ -148,26 +156,25 @@ fn cache_file_name(
 /// NVRTC's version nor the architecture is checked: a cache written with
 /// another NVRTC, or shared by GPUs of different kinds, answers yes.
 fn cache_holds(kernel: &str) -> bool {
-    let Some(names) = config::get()
+    config::get()
         .kernel_cache_dir()
-        .and_then(|dir| std::fs::read_dir(dir).ok())
-        .map(|entries| {
-            entries
-                .filter_map(|e| e.ok())
-                .filter(|e| e.metadata().is_ok_and(|m| m.len() > 0))
-                .filter_map(|e| e.file_name().into_string().ok())
-                .collect::<Vec<_>>()
-        })
-    else {
-        return false;
-    };
+        .is_some_and(|dir| dir_holds(&dir, kernel))
+}
+
+/// [`cache_holds`] for the cache folder `dir`.
+fn dir_holds(dir: &Path, kernel: &str) -> bool {
     let (prefix, version) = (
         format!("{kernel}-sm_"),
         format!("-{}-", env!("CARGO_PKG_VERSION")),
     );
-    names
-        .iter()
-        .any(|name| name.starts_with(&prefix) && name.contains(&version))
+    std::fs::read_dir(dir).is_ok_and(|entries| {
+        entries.filter_map(|e| e.ok()).any(|e| {
+            e.file_name()
+                .to_str()
+                .is_some_and(|name| name.starts_with(&prefix) && name.contains(&version))
+                && e.metadata().is_ok_and(|m| m.len() > 0)
+        })
+    })
 }
 
 /// A kernel that uses what ours use (the shared header, shared memory,
@@ -463,5 +470,36 @@ mod tests {
         let options = compile_options(&source, (9, 0));
         assert_eq!(options[0], "--gpu-architecture=sm_90");
         assert!(options.contains(&"--fmad=false".to_string()));
+    }
+
+    /// The start-up primes NVRTC unless the cache holds the kernel: a
+    /// cache file as `compile_cached` names it counts, whatever the
+    /// architecture and NVRTC; an empty file, another kernel whose name
+    /// starts alike, or another version of seqshim does not.
+    #[test]
+    fn the_cache_holds_a_kernel_by_the_name_compiles_give_it() {
+        let dir = std::env::temp_dir().join(format!("seqshim-cache-holds-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        let source = |name| KernelSource {
+            name,
+            code: "__global__ void k() {}",
+            options: &[],
+        };
+        assert!(!dir_holds(&dir, "ec"));
+        assert!(!dir_holds(&dir.join("absent"), "ec"));
+        let write = |name: &str, bytes: &[u8]| std::fs::write(dir.join(name), bytes).unwrap();
+        write(&file_name_for(&source("ec"), (9, 0), (13, 0)), b"");
+        write(&file_name_for(&source("ecx"), (9, 0), (13, 0)), b"cubin");
+        write("ec-sm_90-0.0.0-0123456789abcdef.cubin", b"cubin");
+        assert!(
+            !dir_holds(&dir, "ec"),
+            "empty, another kernel or another version"
+        );
+        write(&file_name_for(&source("ec"), (7, 5), (12, 4)), b"cubin");
+        assert!(dir_holds(&dir, "ec"));
+        assert!(dir_holds(&dir, "ecx"));
+        assert!(!dir_holds(&dir, "wfa"));
+        let _ = std::fs::remove_dir_all(&dir);
     }
 }
