@@ -28,10 +28,10 @@ if [ -x "$su_bin" ]; then
                 rm -rf "$k"
             done
         done
-        echo "start-up: $runs runs ended during a cold start-up, $died died, $wrong outputs differ"
+        echo "start-up: $runs runs with an empty kernel cache, $died died, $wrong outputs differ"
     }
     check "start-up: a process that ends during a cold GPU start-up exits cleanly" \
-        "start-up: [1-9][0-9]* runs ended during a cold start-up, 0 died, 0 outputs differ" su_runs
+        "start-up: [1-9][0-9]* runs with an empty kernel cache, 0 died, 0 outputs differ" su_runs
     grep -h "^start-up:" "$(log_of "start-up: a process that ends during a cold GPU start-up exits cleanly")" | sed 's/^/      /'
     su_trace() {
         local k
