@@ -118,17 +118,11 @@ fn compile_options(source: &KernelSource, compute_capability: (i32, i32)) -> Vec
     options
 }
 
-/// The cache file of `source` compiled for `compute_capability`. The key
-/// covers the source, the shared header, the options, the NVRTC version and
-/// the architecture, so any change recompiles.
-fn cache_file_name(
-    source: &KernelSource,
-    compute_capability: (i32, i32),
-) -> Result<String, DeviceError> {
-    Ok(file_name_for(source, compute_capability, nvrtc_version()?))
-}
-
-/// [`cache_file_name`] for NVRTC version `nvrtc`.
+/// The cache file of `source` compiled for `compute_capability` by NVRTC
+/// version `nvrtc`. The key covers the source, the shared header, the
+/// options, the NVRTC version and the architecture, so any change
+/// recompiles; the name also carries seqshim's version in the clear, for
+/// [`cache_holds`].
 fn file_name_for(
     source: &KernelSource,
     compute_capability: (i32, i32),
@@ -213,7 +207,7 @@ pub(super) fn load() {
 }
 
 /// Unless `kernel` is in the cache: compiles a small program, so that
-/// NVRTC's first compile is over.
+/// NVRTC's first compile is over (after [`load`]).
 ///
 /// Why: NVRTC registers exit handlers of its own (destructors of its
 /// internal state: about 3,300 as it loads, a dozen more, its C++
@@ -234,7 +228,6 @@ pub(super) fn prime(kernel: &str) {
     if *primed || cache_holds(kernel) {
         return;
     }
-    load();
     let source = KernelSource {
         name: "primer",
         code: PRIMER,
@@ -259,7 +252,7 @@ pub(super) fn prime(kernel: &str) {
 }
 
 /// Compiles `source` to a CUBIN for `compute_capability`, reading and writing
-/// the on-disk cache (see [`cache_file_name`]).
+/// the on-disk cache (see [`file_name_for`]).
 fn compile_cached(
     source: &KernelSource,
     compute_capability: (i32, i32),
@@ -267,7 +260,7 @@ fn compile_cached(
     let options = compile_options(source, compute_capability);
     let nvrtc = nvrtc_version()?;
     let version = format!("{}.{}", nvrtc.0, nvrtc.1);
-    let file_name = cache_file_name(source, compute_capability)?;
+    let file_name = file_name_for(source, compute_capability, nvrtc);
     let cache_dir = config::get().kernel_cache_dir();
     if let Some(dir) = &cache_dir {
         let path = dir.join(&file_name);
